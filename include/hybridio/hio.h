@@ -1,0 +1,201 @@
+/* hybridio public C API.
+ *
+ * An engine owns the emulated devices shared by its queues. A queue is one
+ * submission/completion ring; a dedicated queue is used by one thread at a
+ * time and takes no lock, a shared queue (HIO_QUEUE_SHARED) takes a lock on
+ * every call. Targets (files, block devices, emulated SSDs) are opened on a
+ * queue. I/O is submitted asynchronously with a user tag and reaped under the
+ * queue's wait strategy, which may change at any time.
+ *
+ * Every function that can fail returns a negative errno value; hio_last_error()
+ * then holds a one-line message for the calling thread. */
+#ifndef HYBRIDIO_HIO_H
+#define HYBRIDIO_HIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HIO_VERSION_MAJOR 0
+#define HIO_VERSION_MINOR 1
+#define HIO_VERSION_PATCH 0
+
+typedef struct hio_engine hio_engine;
+typedef struct hio_queue hio_queue;
+
+/* ---- errors ---------------------------------------------------------- */
+
+/* Message of the last failed call on this thread ("" if none). */
+const char *hio_last_error(void);
+const char *hio_version(void);
+
+/* ---- engine ---------------------------------------------------------- */
+
+int hio_engine_create(hio_engine **out);
+/* Queues must be destroyed first. */
+void hio_engine_destroy(hio_engine *e);
+
+/* ---- wait strategies ------------------------------------------------- */
+
+typedef enum hio_wait_mode {
+  HIO_WAIT_INTERRUPT = 0, /* block in the kernel until a completion arrives */
+  HIO_WAIT_POLL = 1,      /* spin on the completion ring, never sleep */
+  HIO_WAIT_HYBRID = 2,    /* sleep, then spin */
+  /* Kernel-side modes: fixed when the queue's ring is created (first open);
+   * they need a device with kernel poll queues (except SQPOLL). */
+  HIO_WAIT_IOPOLL = 3,        /* IORING_SETUP_IOPOLL: the kernel polls the device */
+  HIO_WAIT_HYBRID_IOPOLL = 4, /* IORING_SETUP_HYBRID_IOPOLL (Linux >= 6.13) */
+  HIO_WAIT_SQPOLL = 5         /* a kernel thread polls the submission ring */
+} hio_wait_mode;
+
+typedef struct hio_strategy {
+  hio_wait_mode mode;
+  /* HYBRID only: a fixed sleep if > 0, else sleep_fraction x the queue's
+   * moving-average completion latency (0 means Linux's 0.5). */
+  uint64_t hybrid_sleep_ns;
+  double hybrid_fraction;
+} hio_strategy;
+
+/* "interrupt", "poll", "hybrid", "iopoll", "hybrid_iopoll", "sqpoll". */
+const char *hio_wait_mode_name(hio_wait_mode m);
+/* Returns 0 and sets *out, or -EINVAL naming the bad string. */
+int hio_wait_mode_parse(const char *name, hio_wait_mode *out);
+
+/* ---- queues ---------------------------------------------------------- */
+
+#define HIO_QUEUE_SHARED 0x1u /* several threads may call it: takes a lock */
+
+typedef struct hio_queue_opts {
+  unsigned depth;    /* max commands in flight (1..4096) */
+  unsigned flags;    /* HIO_QUEUE_* */
+  hio_strategy strategy;
+} hio_queue_opts;
+
+int hio_queue_create(hio_engine *e, const hio_queue_opts *opts, hio_queue **out);
+/* Waits for nothing: commands still in flight are abandoned. */
+void hio_queue_destroy(hio_queue *q);
+
+/* Takes effect at the next reap; in-flight commands are unaffected.
+ * Kernel-side modes cannot be entered or left once the ring exists. */
+int hio_queue_set_strategy(hio_queue *q, const hio_strategy *s);
+int hio_queue_get_strategy(hio_queue *q, hio_strategy *out);
+
+/* ---- targets --------------------------------------------------------- */
+
+#define HIO_OPEN_DIRECT 0x1u /* O_DIRECT: bypass the page cache */
+#define HIO_OPEN_CREATE 0x2u /* create a missing regular file of opts->size */
+#define HIO_OPEN_RDONLY 0x4u
+
+typedef struct hio_open_opts {
+  unsigned flags; /* HIO_OPEN_* */
+  /* Size of a created file, or capacity of an emulated device whose spec
+   * names none (0: 1 GiB). */
+  uint64_t size;
+} hio_open_opts;
+
+typedef struct hio_target_info {
+  uint64_t size;        /* bytes */
+  uint32_t offset_align; /* offset and length must be multiples of this */
+  uint32_t mem_align;    /* buffers must be aligned to this */
+  int emulated;          /* 1 for the emulated SSD */
+  const char *backend;   /* "uring" or "emu" */
+} hio_target_info;
+
+/* spec: a path, or "emu:PROFILE[,key=value...]" (see docs/emulated-ssd.md).
+ * Returns a target id >= 0. The first target fixes the queue's backend. */
+int hio_queue_open(hio_queue *q, const char *spec, const hio_open_opts *opts);
+int hio_target_info_get(hio_queue *q, int target, hio_target_info *out);
+
+/* Registers one memory region with the queue so that I/O inside it skips
+ * the kernel's per-I/O page pinning (io_uring fixed buffers). Optional. */
+int hio_queue_register_buffer(hio_queue *q, void *base, size_t len);
+
+/* ---- asynchronous I/O ------------------------------------------------ */
+
+typedef enum hio_op { HIO_OP_READ = 0, HIO_OP_WRITE = 1, HIO_OP_FLUSH = 2 } hio_op;
+
+typedef struct hio_io {
+  hio_op op;
+  int target;
+  void *buf;      /* unused for FLUSH */
+  uint32_t len;   /* unused for FLUSH */
+  uint64_t offset;
+  uint64_t tag;   /* returned in the completion */
+} hio_io;
+
+typedef struct hio_completion {
+  uint64_t tag;
+  int32_t res;    /* bytes transferred, or -errno */
+  hio_op op;
+  int target;
+  uint64_t offset;
+  uint32_t len;
+  uint64_t lat_ns; /* submission to reap */
+} hio_completion;
+
+/* Leave the commands in the submission ring; the next hio_reap (or a
+ * submit without this flag) hands them to the device, in the same system
+ * call as the wait where the strategy allows. */
+#define HIO_SUBMIT_DEFER 0x1u
+
+/* Returns the number of commands accepted (all of them) or -errno:
+ * -EBUSY when the queue is full, -EINVAL for a bad command (alignment,
+ * range, target), with the message naming the value. */
+int hio_submit(hio_queue *q, const hio_io *ios, unsigned n, unsigned flags);
+
+/* Waits, under the queue's strategy, until at least min_complete commands
+ * have completed (min_complete 0: never waits), and returns up to max of
+ * them. Returns the number returned, or -errno. An I/O error is not a
+ * failure of hio_reap: it is reported in the completion's res. */
+int hio_reap(hio_queue *q, hio_completion *out, unsigned max, unsigned min_complete);
+
+/* Commands submitted and not yet reaped. */
+unsigned hio_queue_inflight(hio_queue *q);
+
+/* Synchronous helpers: submit one command and wait for it. They return the
+ * byte count (0 for flush) or -errno, with a message naming the operation,
+ * target, offset and errno. A short transfer is -EIO. */
+int64_t hio_read(hio_queue *q, int target, void *buf, uint32_t len, uint64_t offset);
+int64_t hio_write(hio_queue *q, int target, const void *buf, uint32_t len, uint64_t offset);
+int hio_flush(hio_queue *q, int target);
+
+/* One line naming the operation, target, offset and errno of a failed
+ * completion, e.g. "read at offset 4096 of emu:pcie4: Input/output error (errno 5)". */
+int hio_completion_describe(hio_queue *q, const hio_completion *c, char *buf, size_t len);
+
+/* ---- statistics ------------------------------------------------------ */
+
+typedef struct hio_lat_summary {
+  uint64_t count;
+  uint64_t min_ns, max_ns;
+  double mean_ns, stddev_ns;
+} hio_lat_summary;
+
+typedef struct hio_queue_stats {
+  uint64_t submitted, completed, errors;
+  uint64_t read_ios, read_bytes, write_ios, write_bytes, flush_ios;
+  uint64_t sleep_ns;     /* time blocked in the kernel or asleep */
+  uint64_t spin_ns;      /* time spinning on the completion ring */
+  uint64_t waits;        /* reaps that had to wait */
+  uint64_t mode_changes; /* strategy changes */
+  uint64_t wall_ns;      /* since creation or the last reset */
+  uint64_t cpu_ns;       /* CPU time of the queue's owner thread, same span */
+  double cpu_us_per_io;  /* cpu_ns / completed, in microseconds */
+  hio_lat_summary read_lat, write_lat;
+} hio_queue_stats;
+
+int hio_queue_stats_get(hio_queue *q, hio_queue_stats *out);
+/* Zeroes the counters and histograms, and makes the calling thread the
+ * owner whose CPU time is accounted. */
+int hio_queue_stats_reset(hio_queue *q);
+/* Latency percentiles (pcts in 0..100) of reads or writes, fio-style. */
+int hio_queue_percentiles(hio_queue *q, hio_op op, const double *pcts, size_t n,
+                          uint64_t *out_ns);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,167 @@
+// The C API: argument checks, then the C++ objects; no exception crosses it.
+#include "hybridio/hio.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <new>
+
+#include "api/engine.hpp"
+#include "queue/queue.hpp"
+#include "util/error.hpp"
+
+struct hio_engine {
+  hio::Engine impl;
+};
+struct hio_queue {
+  std::unique_ptr<hio::Queue> impl;
+};
+
+namespace {
+
+// Runs f, turning an escaping exception into -ENOMEM/-EIO with a message.
+template <class F>
+auto guarded(F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const std::bad_alloc&) {
+    return hio::fail(ENOMEM, "out of memory");
+  } catch (const std::exception& e) {
+    return hio::fail(EIO, std::string("internal error: ") + e.what());
+  }
+}
+
+#define CHECK_ARG(cond, what) \
+  if (!(cond)) return hio::fail(EINVAL, std::string(__func__) + ": " + what)
+
+const char* const kModeNames[] = {"interrupt", "poll", "hybrid", "iopoll", "hybrid_iopoll", "sqpoll"};
+
+}  // namespace
+
+extern "C" {
+
+const char* hio_last_error(void) { return hio::last_error(); }
+const char* hio_version(void) { return "0.1.0"; }
+
+int hio_engine_create(hio_engine** out) {
+  CHECK_ARG(out, "out is NULL");
+  return guarded([&] {
+    *out = new hio_engine;
+    return 0;
+  });
+}
+
+void hio_engine_destroy(hio_engine* e) { delete e; }
+
+const char* hio_wait_mode_name(hio_wait_mode m) {
+  return m >= HIO_WAIT_INTERRUPT && m <= HIO_WAIT_SQPOLL ? kModeNames[m] : "unknown";
+}
+
+int hio_wait_mode_parse(const char* name, hio_wait_mode* out) {
+  CHECK_ARG(name && out, "name or out is NULL");
+  for (int i = 0; i <= HIO_WAIT_SQPOLL; i++)
+    if (std::strcmp(name, kModeNames[i]) == 0) {
+      *out = hio_wait_mode(i);
+      return 0;
+    }
+  return hio::failf(EINVAL, "unknown wait mode '%s' (modes: interrupt, poll, hybrid, iopoll, hybrid_iopoll, sqpoll)",
+                    name);
+}
+
+int hio_queue_create(hio_engine* e, const hio_queue_opts* opts, hio_queue** out) {
+  CHECK_ARG(e && opts && out, "engine, opts or out is NULL");
+  return guarded([&] {
+    auto provider = [e](const hio::EmuConfig& c, uint64_t size) { return e->impl.emu_device(c, size); };
+    auto q = hio::Queue::create(*opts, provider);
+    if (!q) return -EINVAL;
+    *out = new hio_queue{std::move(q)};
+    return 0;
+  });
+}
+
+void hio_queue_destroy(hio_queue* q) { delete q; }
+
+int hio_queue_set_strategy(hio_queue* q, const hio_strategy* s) {
+  CHECK_ARG(q && s, "queue or strategy is NULL");
+  return guarded([&] { return q->impl->set_strategy(*s); });
+}
+
+int hio_queue_get_strategy(hio_queue* q, hio_strategy* out) {
+  CHECK_ARG(q && out, "queue or out is NULL");
+  *out = q->impl->strategy();
+  return 0;
+}
+
+int hio_queue_open(hio_queue* q, const char* spec, const hio_open_opts* opts) {
+  CHECK_ARG(q && spec, "queue or spec is NULL");
+  hio_open_opts none{};
+  return guarded([&] { return q->impl->open(spec, opts ? *opts : none); });
+}
+
+int hio_target_info_get(hio_queue* q, int target, hio_target_info* out) {
+  CHECK_ARG(q && out, "queue or out is NULL");
+  return guarded([&] { return q->impl->target_info(target, out); });
+}
+
+int hio_queue_register_buffer(hio_queue* q, void* base, size_t len) {
+  CHECK_ARG(q && base && len, "queue or buffer is NULL or empty");
+  return guarded([&] { return q->impl->register_buffer(base, len); });
+}
+
+int hio_submit(hio_queue* q, const hio_io* ios, unsigned n, unsigned flags) {
+  CHECK_ARG(q && (ios || n == 0), "queue or ios is NULL");
+  CHECK_ARG(!(flags & ~HIO_SUBMIT_DEFER), "unknown flags");
+  return guarded([&] { return q->impl->submit(ios, n, flags); });
+}
+
+int hio_reap(hio_queue* q, hio_completion* out, unsigned max, unsigned min_complete) {
+  CHECK_ARG(q && (out || max == 0), "queue or out is NULL");
+  CHECK_ARG(min_complete <= max, "min_complete exceeds max");
+  return guarded([&] { return q->impl->reap(out, max, min_complete); });
+}
+
+unsigned hio_queue_inflight(hio_queue* q) { return q ? q->impl->inflight() : 0; }
+
+int64_t hio_read(hio_queue* q, int target, void* buf, uint32_t len, uint64_t offset) {
+  CHECK_ARG(q, "queue is NULL");
+  return guarded([&] { return q->impl->sync_io(HIO_OP_READ, target, buf, len, offset); });
+}
+
+int64_t hio_write(hio_queue* q, int target, const void* buf, uint32_t len, uint64_t offset) {
+  CHECK_ARG(q, "queue is NULL");
+  return guarded([&] { return q->impl->sync_io(HIO_OP_WRITE, target, const_cast<void*>(buf), len, offset); });
+}
+
+int hio_flush(hio_queue* q, int target) {
+  CHECK_ARG(q, "queue is NULL");
+  return guarded([&] { return int(q->impl->sync_io(HIO_OP_FLUSH, target, nullptr, 0, 0)); });
+}
+
+int hio_completion_describe(hio_queue* q, const hio_completion* c, char* buf, size_t len) {
+  CHECK_ARG(q && c && buf && len, "queue, completion or buffer is NULL");
+  return guarded([&] {
+    std::string s = q->impl->describe(*c);
+    std::snprintf(buf, len, "%s", s.c_str());
+    return int(s.size());
+  });
+}
+
+int hio_queue_stats_get(hio_queue* q, hio_queue_stats* out) {
+  CHECK_ARG(q && out, "queue or out is NULL");
+  return guarded([&] { return q->impl->stats(out); });
+}
+
+int hio_queue_stats_reset(hio_queue* q) {
+  CHECK_ARG(q, "queue is NULL");
+  return guarded([&] {
+    q->impl->stats_reset();
+    return 0;
+  });
+}
+
+int hio_queue_percentiles(hio_queue* q, hio_op op, const double* pcts, size_t n, uint64_t* out_ns) {
+  CHECK_ARG(q && (n == 0 || (pcts && out_ns)), "queue, pcts or out is NULL");
+  return guarded([&] { return q->impl->percentiles(op, pcts, n, out_ns); });
+}
+
+}  // extern "C"

@@ -1,0 +1,50 @@
+// A queue's view of emulated SSDs: commands wait in a deadline heap; a
+// poller sees a completion by comparing the clock with the head deadline, a
+// sleeper is woken by a kernel timer (an io_uring absolute timeout), so no
+// thread of ours burns CPU to deliver completions.
+#pragma once
+#include <liburing.h>
+
+#include <functional>
+#include <memory>
+#include <queue>
+#include <vector>
+
+#include "backend/backend.hpp"
+#include "backend/emu_device.hpp"
+
+namespace hio {
+
+using EmuDeviceProvider = std::function<std::shared_ptr<EmuDevice>(const EmuConfig&, uint64_t default_size)>;
+
+class EmuBackend final : public Backend {
+ public:
+  // Returns nullptr with the message set if the timer ring cannot be made.
+  static std::unique_ptr<EmuBackend> create(EmuDeviceProvider provider);
+  ~EmuBackend() override;
+
+  const char* name() const override { return "emu"; }
+  int open(const std::string& spec, const hio_open_opts& opts, TargetInfo* info) override;
+  int register_buffer(void*, size_t) override { return 0; }
+  void prepare(const Command& c) override { pending_.push_back(c); }
+  int submit() override;
+  unsigned peek(Cqe* out, unsigned max) override;
+  int wait(Cqe* out, unsigned max) override;
+  uint64_t next_deadline_ns() const override { return heap_.empty() ? 0 : heap_.top().deadline_ns; }
+
+ private:
+  explicit EmuBackend(EmuDeviceProvider provider) : provider_(std::move(provider)) {}
+  struct Inflight {
+    uint64_t deadline_ns;
+    uint64_t user_data;
+    int32_t res;
+    bool operator>(const Inflight& o) const { return deadline_ns > o.deadline_ns; }
+  };
+  EmuDeviceProvider provider_;
+  std::vector<std::shared_ptr<EmuDevice>> devices_;
+  std::vector<Command> pending_;
+  std::priority_queue<Inflight, std::vector<Inflight>, std::greater<Inflight>> heap_;
+  io_uring timer_ring_{};
+};
+
+}  // namespace hio

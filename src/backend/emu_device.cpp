@@ -1,0 +1,78 @@
+#include "backend/emu_device.hpp"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "util/error.hpp"
+
+namespace hio {
+
+EmuDevice* EmuDevice::create(const EmuConfig& cfg) {
+  // Anonymous and unreserved: pages cost memory only once written.
+  void* m = mmap(nullptr, cfg.capacity, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (m == MAP_FAILED) {
+    failf(errno, "emulated device %s: cannot map %llu bytes: %s", cfg.spec.c_str(),
+          (unsigned long long)cfg.capacity, errno_text(errno).c_str());
+    return nullptr;
+  }
+  return new EmuDevice(cfg, static_cast<uint8_t*>(m));
+}
+
+EmuDevice::EmuDevice(const EmuConfig& cfg, uint8_t* mem)
+    : cfg_(cfg),
+      mem_(mem),
+      occupancy_ns_(double(cfg.channels) * 1e9 / cfg.iops),
+      ns_per_byte_(1e3 / cfg.bw_mbps),
+      channel_free_ns_(cfg.channels, 0),
+      rng_(cfg.seed) {}
+
+EmuDevice::~EmuDevice() { munmap(mem_, cfg_.capacity); }
+
+uint64_t EmuDevice::service_ns(const Command& c, double u_jitter) const {
+  double lat_ns = (c.op == HIO_OP_WRITE ? cfg_.wlat_us : cfg_.lat_us) * 1e3;
+  if (c.op == HIO_OP_FLUSH) return uint64_t(lat_ns);
+  // The profile's latency is that of a 4 KiB command; other sizes differ by
+  // their transfer time.
+  double t = lat_ns + (double(c.len) - 4096.0) * ns_per_byte_;
+  t += (2 * u_jitter - 1) * cfg_.jitter_us * 1e3;
+  return uint64_t(std::max(t, 100.0));
+}
+
+EmuDevice::Result EmuDevice::execute(const Command& c, uint64_t now_ns) {
+  const EmuFaults& f = cfg_.faults;
+  bool covers_fail = c.op != HIO_OP_FLUSH && f.fail_offset >= c.offset && f.fail_offset < c.offset + c.len;
+  bool op_match = f.fail_op < 0 || f.fail_op == int(c.op);
+  uint64_t start, service;
+  bool fail_random, slow;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    std::uniform_real_distribution<double> uni(0.0, 1.0);
+    fail_random = f.fail_rate > 0 && uni(rng_) < f.fail_rate;
+    slow = f.slow_rate > 0 && uni(rng_) < f.slow_rate;
+    service = service_ns(c, uni(rng_));
+    auto it = std::min_element(channel_free_ns_.begin(), channel_free_ns_.end());
+    start = std::max(*it, now_ns);
+    *it = start + uint64_t(occupancy_ns_);
+  }
+  if (slow) service = uint64_t(double(service) * f.slow_factor);
+  Result r{start + service, int32_t(c.len)};
+  if (op_match && (covers_fail || fail_random)) {
+    r.res = -EIO;
+    return r;
+  }
+  if (c.op == HIO_OP_READ) {
+    std::memcpy(c.buf, mem_ + c.offset, c.len);
+  } else if (c.op == HIO_OP_WRITE) {
+    std::memcpy(mem_ + c.offset, c.buf, c.len);
+    if (f.corrupt_offset >= c.offset && f.corrupt_offset < c.offset + c.len) mem_[f.corrupt_offset] ^= 0x01;
+  } else {
+    r.res = 0;
+  }
+  return r;
+}
+
+}  // namespace hio

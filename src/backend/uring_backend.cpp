@@ -1,0 +1,180 @@
+#include "backend/uring_backend.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "backend/file_probe.hpp"
+#include "util/error.hpp"
+
+#ifndef IORING_SETUP_HYBRID_IOPOLL
+#define IORING_SETUP_HYBRID_IOPOLL (1U << 17)
+#endif
+
+namespace hio {
+namespace {
+constexpr unsigned kMaxFiles = 64;
+}
+
+std::unique_ptr<UringBackend> UringBackend::create(unsigned depth, hio_wait_mode kernel_mode) {
+  std::unique_ptr<UringBackend> b(new UringBackend(kernel_mode));
+  io_uring_params p{};
+  if (kernel_mode == HIO_WAIT_IOPOLL) p.flags |= IORING_SETUP_IOPOLL;
+  if (kernel_mode == HIO_WAIT_HYBRID_IOPOLL) p.flags |= IORING_SETUP_IOPOLL | IORING_SETUP_HYBRID_IOPOLL;
+  if (kernel_mode == HIO_WAIT_SQPOLL) {
+    p.flags |= IORING_SETUP_SQPOLL;
+    p.sq_thread_idle = 1000;  // ms before the kernel thread sleeps
+  }
+  // One CQ slot per command in flight is all a bounded queue needs.
+  int r = io_uring_queue_init_params(depth, &b->ring_, &p);
+  if (r < 0) {
+    if (kernel_mode == HIO_WAIT_HYBRID_IOPOLL && r == -EINVAL)
+      failf(EOPNOTSUPP, "wait mode 'hybrid_iopoll' needs Linux 6.13 or later (io_uring_setup: %s)",
+            errno_text(-r).c_str());
+    else
+      failf(-r, "io_uring_setup (%s ring, %u entries): %s", hio_wait_mode_name(kernel_mode), depth,
+            errno_text(-r).c_str());
+    return nullptr;
+  }
+  b->ring_ok_ = true;
+  r = io_uring_register_files_sparse(&b->ring_, kMaxFiles);
+  if (r < 0) {
+    failf(-r, "io_uring: cannot register a file table: %s", errno_text(-r).c_str());
+    return nullptr;
+  }
+  return b;
+}
+
+UringBackend::~UringBackend() {
+  if (ring_ok_) io_uring_queue_exit(&ring_);
+  for (int fd : fds_)
+    if (fd >= 0) close(fd);
+}
+
+int UringBackend::open(const std::string& path, const hio_open_opts& opts, TargetInfo* info) {
+  if (fds_.size() >= kMaxFiles) return failf(EMFILE, "open %s: a queue holds at most %u targets", path.c_str(), kMaxFiles);
+  bool direct = opts.flags & HIO_OPEN_DIRECT;
+  int flags = ((opts.flags & HIO_OPEN_RDONLY) ? O_RDONLY : O_RDWR) | O_CLOEXEC | (direct ? O_DIRECT : 0);
+  if (opts.flags & HIO_OPEN_CREATE) flags |= O_CREAT;
+  int fd = ::open(path.c_str(), flags, 0644);
+  if (fd < 0) {
+    int e = errno;
+    if (e == EINVAL && direct)
+      return failf(e, "open %s with O_DIRECT: the file system does not support direct I/O (%s)", path.c_str(),
+                   errno_text(e).c_str());
+    return failf(e, "open %s: %s", path.c_str(), errno_text(e).c_str());
+  }
+  FileProbe p;
+  if (int r = probe_file(fd, path, direct, &p); r < 0) {
+    close(fd);
+    return r;
+  }
+  if ((opts.flags & HIO_OPEN_CREATE) && !p.block_device && p.size < opts.size) {
+    if (ftruncate(fd, off_t(opts.size)) != 0) {
+      int e = errno;
+      close(fd);
+      return failf(e, "extend %s to %llu bytes: %s", path.c_str(), (unsigned long long)opts.size,
+                   errno_text(e).c_str());
+    }
+    p.size = opts.size;
+  }
+  if (mode_ == HIO_WAIT_IOPOLL || mode_ == HIO_WAIT_HYBRID_IOPOLL) {
+    int r = direct ? check_poll_queues(fd, path, hio_wait_mode_name(mode_))
+                   : failf(EINVAL, "wait mode '%s' polls the device and needs direct I/O (O_DIRECT) on %s",
+                           hio_wait_mode_name(mode_), path.c_str());
+    if (r < 0) {
+      close(fd);
+      return r;
+    }
+  }
+  int idx = int(fds_.size());
+  int r = io_uring_register_files_update(&ring_, unsigned(idx), &fd, 1);
+  if (r < 0) {
+    close(fd);
+    return failf(-r, "io_uring: register %s: %s", path.c_str(), errno_text(-r).c_str());
+  }
+  fds_.push_back(fd);
+  info->name = path;
+  info->size = p.size;
+  info->offset_align = p.offset_align;
+  info->mem_align = p.mem_align;
+  info->emulated = false;
+  info->direct = direct;
+  info->growable = !p.block_device;
+  return idx;
+}
+
+int UringBackend::register_buffer(void* base, size_t len) {
+  if (buf_base_) io_uring_unregister_buffers(&ring_);
+  iovec iov{base, len};
+  int r = io_uring_register_buffers(&ring_, &iov, 1);
+  if (r < 0) {
+    buf_base_ = nullptr;
+    return failf(-r, "io_uring: register a %zu-byte buffer: %s", len, errno_text(-r).c_str());
+  }
+  buf_base_ = static_cast<uint8_t*>(base);
+  buf_len_ = len;
+  return 0;
+}
+
+void UringBackend::prepare(const Command& c) {
+  io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
+  if (!sqe) {
+    // The queue never has more commands than ring entries in flight, but
+    // unsubmitted SQEs of a deferred batch may fill the ring: flush them.
+    io_uring_submit(&ring_);
+    sqe = io_uring_get_sqe(&ring_);
+  }
+  auto* b = static_cast<uint8_t*>(c.buf);
+  bool fixed = buf_base_ && b >= buf_base_ && b + c.len <= buf_base_ + buf_len_;
+  switch (c.op) {
+    case HIO_OP_READ:
+      if (fixed) io_uring_prep_read_fixed(sqe, c.target, c.buf, c.len, c.offset, 0);
+      else io_uring_prep_read(sqe, c.target, c.buf, c.len, c.offset);
+      break;
+    case HIO_OP_WRITE:
+      if (fixed) io_uring_prep_write_fixed(sqe, c.target, c.buf, c.len, c.offset, 0);
+      else io_uring_prep_write(sqe, c.target, c.buf, c.len, c.offset);
+      break;
+    case HIO_OP_FLUSH:
+      io_uring_prep_fsync(sqe, c.target, IORING_FSYNC_DATASYNC);
+      break;
+  }
+  sqe->flags |= IOSQE_FIXED_FILE;
+  io_uring_sqe_set_data64(sqe, c.user_data);
+}
+
+int UringBackend::submit() {
+  int r;
+  do {
+    r = io_uring_submit(&ring_);
+  } while (r == -EINTR);
+  if (r < 0) return failf(-r, "io_uring_enter (submit): %s", errno_text(-r).c_str());
+  return r;
+}
+
+unsigned UringBackend::peek(Cqe* out, unsigned max) {
+  io_uring_cqe* cqes[64];
+  unsigned total = 0;
+  while (total < max) {
+    unsigned want = std::min<unsigned>(max - total, 64);
+    unsigned n = io_uring_peek_batch_cqe(&ring_, cqes, want);
+    for (unsigned i = 0; i < n; i++) out[total + i] = Cqe{io_uring_cqe_get_data64(cqes[i]), cqes[i]->res};
+    io_uring_cq_advance(&ring_, n);
+    total += n;
+    if (n < want) break;
+  }
+  return total;
+}
+
+int UringBackend::wait(Cqe* out, unsigned max) {
+  int r;
+  do {
+    r = io_uring_submit_and_wait(&ring_, 1);
+  } while (r == -EINTR);
+  if (r < 0) return failf(-r, "io_uring_enter (wait): %s", errno_text(-r).c_str());
+  return int(peek(out, max));
+}
+
+}  // namespace hio

@@ -1,0 +1,39 @@
+// Files and block devices through io_uring: registered files, an optional
+// registered buffer region, and the ring set up for the queue's kernel mode
+// (plain, IOPOLL, HYBRID_IOPOLL or SQPOLL).
+#pragma once
+#include <liburing.h>
+
+#include <memory>
+#include <vector>
+
+#include "backend/backend.hpp"
+
+namespace hio {
+
+class UringBackend final : public Backend {
+ public:
+  // kernel_mode: HIO_WAIT_INTERRUPT for a plain ring, or IOPOLL,
+  // HYBRID_IOPOLL, SQPOLL. Returns nullptr with the message set on failure.
+  static std::unique_ptr<UringBackend> create(unsigned depth, hio_wait_mode kernel_mode);
+  ~UringBackend() override;
+
+  const char* name() const override { return "uring"; }
+  int open(const std::string& spec, const hio_open_opts& opts, TargetInfo* info) override;
+  int register_buffer(void* base, size_t len) override;
+  void prepare(const Command& c) override;
+  int submit() override;
+  unsigned peek(Cqe* out, unsigned max) override;
+  int wait(Cqe* out, unsigned max) override;
+
+ private:
+  UringBackend(hio_wait_mode mode) : mode_(mode) {}
+  hio_wait_mode mode_;
+  io_uring ring_{};
+  bool ring_ok_ = false;
+  std::vector<int> fds_;
+  uint8_t* buf_base_ = nullptr;
+  size_t buf_len_ = 0;
+};
+
+}  // namespace hio

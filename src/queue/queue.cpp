@@ -1,0 +1,320 @@
+#include "queue/queue.hpp"
+
+#include <cerrno>
+#include <cstdio>
+
+#include "backend/uring_backend.hpp"
+#include "util/clock.hpp"
+#include "util/error.hpp"
+
+namespace hio {
+namespace {
+
+const char* op_name(hio_op op) {
+  switch (op) {
+    case HIO_OP_READ: return "read";
+    case HIO_OP_WRITE: return "write";
+    case HIO_OP_FLUSH: return "flush";
+  }
+  return "?";
+}
+
+constexpr uint64_t kSyncTagBit = 1ull << 63;
+
+}  // namespace
+
+std::unique_ptr<Queue> Queue::create(const hio_queue_opts& o, EmuDeviceProvider emu) {
+  if (o.depth < 1 || o.depth > 4096) {
+    failf(EINVAL, "queue depth %u is outside 1..4096", o.depth);
+    return nullptr;
+  }
+  if (o.flags & ~HIO_QUEUE_SHARED) {
+    failf(EINVAL, "unknown queue flags 0x%x", o.flags);
+    return nullptr;
+  }
+  if (Waiter::validate(o.strategy) < 0) return nullptr;
+  return std::unique_ptr<Queue>(new Queue(o, std::move(emu)));
+}
+
+Queue::Queue(const hio_queue_opts& o, EmuDeviceProvider emu)
+    : depth_(o.depth), shared_(o.flags & HIO_QUEUE_SHARED), emu_(std::move(emu)), slots_(o.depth), cqes_(o.depth) {
+  waiter_.set(o.strategy);
+  for (uint32_t i = o.depth; i-- > 0;) free_.push_back(i);
+  reset_counters();
+}
+
+std::unique_lock<std::mutex> Queue::guard() {
+  return shared_ ? std::unique_lock<std::mutex>(mu_) : std::unique_lock<std::mutex>();
+}
+
+int Queue::open(const std::string& spec, const hio_open_opts& opts) {
+  auto g = guard();
+  if (opts.flags & ~(HIO_OPEN_DIRECT | HIO_OPEN_CREATE | HIO_OPEN_RDONLY))
+    return failf(EINVAL, "open %s: unknown flags 0x%x", spec.c_str(), opts.flags);
+  bool emu = spec.rfind("emu:", 0) == 0;
+  if (!be_) {
+    hio_wait_mode m = waiter_.get().mode;
+    if (emu) {
+      if (is_kernel_mode(m))
+        return failf(EOPNOTSUPP,
+                     "wait mode '%s' is a kernel-side mode for a real device; the emulated SSD %s has no "
+                     "kernel queue (use poll, hybrid or interrupt)",
+                     hio_wait_mode_name(m), spec.c_str());
+      be_ = EmuBackend::create(emu_);
+    } else {
+      ring_mode_ = is_kernel_mode(m) ? m : HIO_WAIT_INTERRUPT;
+      be_ = UringBackend::create(depth_, ring_mode_);
+    }
+    if (!be_) return -EINVAL;
+  } else if (emu != (std::string(be_->name()) == "emu")) {
+    return failf(EINVAL, "open %s: this queue's backend is '%s'; a queue serves one backend", spec.c_str(),
+                 be_->name());
+  }
+  TargetInfo info;
+  int id = be_->open(spec, opts, &info);
+  if (id < 0) return id;
+  if (size_t(id) >= targets_.size()) targets_.resize(size_t(id) + 1);
+  targets_[size_t(id)] = info;
+  return id;
+}
+
+int Queue::target_info(int target, hio_target_info* out) {
+  auto g = guard();
+  if (target < 0 || size_t(target) >= targets_.size()) return failf(EBADF, "no target %d on this queue", target);
+  const TargetInfo& t = targets_[size_t(target)];
+  out->size = t.size;
+  out->offset_align = t.offset_align;
+  out->mem_align = t.mem_align;
+  out->emulated = t.emulated;
+  out->backend = be_->name();
+  return 0;
+}
+
+int Queue::register_buffer(void* base, size_t len) {
+  auto g = guard();
+  if (!be_) return failf(EINVAL, "register a buffer: open a target on the queue first");
+  return be_->register_buffer(base, len);
+}
+
+int Queue::set_strategy(const hio_strategy& s) {
+  if (int r = Waiter::validate(s); r < 0) return r;
+  auto g = guard();
+  hio_strategy cur = waiter_.get();
+  bool fits_ring = is_kernel_mode(ring_mode_) ? s.mode == ring_mode_ : !is_kernel_mode(s.mode);
+  if (be_ && !fits_ring)
+    return failf(EINVAL, "cannot switch from '%s' to '%s': kernel-side modes are fixed when the ring is created",
+                 hio_wait_mode_name(cur.mode), hio_wait_mode_name(s.mode));
+  if (cur.mode != s.mode) mode_changes_++;
+  waiter_.set(s);
+  return 0;
+}
+
+int Queue::validate(const hio_io& io) {
+  if (io.target < 0 || size_t(io.target) >= targets_.size())
+    return failf(EBADF, "%s: no target %d on this queue", op_name(io.op), io.target);
+  const TargetInfo& t = targets_[size_t(io.target)];
+  if (io.op == HIO_OP_FLUSH) return 0;
+  if (io.op != HIO_OP_READ && io.op != HIO_OP_WRITE) return failf(EINVAL, "unknown operation %d", int(io.op));
+  const char* op = op_name(io.op);
+  if (io.len == 0 || !io.buf)
+    return failf(EINVAL, "%s at offset %llu of %s: empty buffer", op, (unsigned long long)io.offset, t.name.c_str());
+  if (t.direct || t.emulated) {
+    const char* why = t.emulated ? "the emulated SSD's block size" : "O_DIRECT";
+    if (io.offset % t.offset_align)
+      return failf(EINVAL, "%s at offset %llu of %s: offset is not a multiple of %u (%s)", op,
+                   (unsigned long long)io.offset, t.name.c_str(), t.offset_align, why);
+    if (io.len % t.offset_align)
+      return failf(EINVAL, "%s at offset %llu of %s: length %u is not a multiple of %u (%s)", op,
+                   (unsigned long long)io.offset, t.name.c_str(), io.len, t.offset_align, why);
+    if (reinterpret_cast<uintptr_t>(io.buf) % t.mem_align)
+      return failf(EINVAL, "%s at offset %llu of %s: buffer %p is not aligned to %u bytes (%s)", op,
+                   (unsigned long long)io.offset, t.name.c_str(), io.buf, t.mem_align, why);
+  }
+  // A write may extend a regular file; nothing else may cross the end.
+  bool extends = io.op == HIO_OP_WRITE && t.growable;
+  if (io.offset + io.len > t.size && !extends)
+    return failf(EINVAL, "%s at offset %llu, length %u, of %s: past the end (size %llu)", op,
+                 (unsigned long long)io.offset, io.len, t.name.c_str(), (unsigned long long)t.size);
+  return 0;
+}
+
+int Queue::submit(const hio_io* ios, unsigned n, unsigned flags) {
+  auto g = guard();
+  return submit_locked(ios, n, flags);
+}
+
+int Queue::submit_locked(const hio_io* ios, unsigned n, unsigned flags) {
+  if (!be_) return failf(EINVAL, "submit: no target is open on this queue");
+  if (n > free_.size())
+    return failf(EBUSY, "submit %u commands: queue full (%u of %u in flight)", n, depth_ - unsigned(free_.size()),
+                 depth_);
+  for (unsigned i = 0; i < n; i++)
+    if (int r = validate(ios[i]); r < 0) return r;
+  uint64_t now = now_ns();
+  for (unsigned i = 0; i < n; i++) {
+    const hio_io& io = ios[i];
+    uint32_t s = free_.back();
+    free_.pop_back();
+    slots_[s] = Slot{io.tag, now, io.offset, io.len, io.target, io.op};
+    be_->prepare(Command{io.op, io.target, io.buf, io.len, io.offset, s});
+    TargetInfo& t = targets_[size_t(io.target)];
+    if (io.op == HIO_OP_WRITE && io.offset + io.len > t.size) t.size = io.offset + io.len;
+  }
+  submitted_ += n;
+  unsubmitted_ += n;
+  if (!(flags & HIO_SUBMIT_DEFER)) {
+    if (int r = be_->submit(); r < 0) return r;
+    unsubmitted_ = 0;
+  }
+  return int(n);
+}
+
+int Queue::reap(hio_completion* out, unsigned max, unsigned min) {
+  auto g = guard();
+  unsigned n = 0;
+  while (n < max && !stash_.empty()) {
+    out[n++] = stash_.front();
+    stash_.pop_front();
+  }
+  if (n >= min || n == max) return int(n);
+  int r = reap_locked(out + n, max - n, min - n);
+  return r < 0 ? r : int(n) + r;
+}
+
+int Queue::reap_locked(hio_completion* out, unsigned max, unsigned min) {
+  if (!be_) return 0;
+  unsigned inflight = depth_ - unsigned(free_.size());
+  if (min > inflight) min = inflight;  // never wait for what was not submitted
+  if (max > depth_) max = depth_;
+  if (min == 0 && unsubmitted_) {
+    if (int r = be_->submit(); r < 0) return r;
+  }
+  int got = waiter_.wait(*be_, cqes_.data(), max, min, wait_);
+  if (got < 0) return got;
+  unsubmitted_ = 0;
+  uint64_t now = now_ns();
+  for (int i = 0; i < got; i++) {
+    const Cqe& c = cqes_[size_t(i)];
+    Slot& s = slots_[c.user_data];
+    uint64_t lat = now > s.submit_ns ? now - s.submit_ns : 0;
+    out[i] = hio_completion{s.tag, c.res, s.op, s.target, s.offset, s.len, lat};
+    free_.push_back(uint32_t(c.user_data));
+    completed_++;
+    if (c.res < 0) {
+      errors_++;
+      continue;
+    }
+    waiter_.observe_latency(lat);
+    if (s.op == HIO_OP_READ) {
+      rlat_.add(lat);
+      rbytes_ += uint64_t(c.res);
+    } else if (s.op == HIO_OP_WRITE) {
+      wlat_.add(lat);
+      wbytes_ += uint64_t(c.res);
+    } else {
+      flushes_++;
+    }
+  }
+  return got;
+}
+
+unsigned Queue::inflight() {
+  auto g = guard();
+  return depth_ - unsigned(free_.size()) + unsigned(stash_.size());
+}
+
+int64_t Queue::sync_io(hio_op op, int target, void* buf, uint32_t len, uint64_t offset) {
+  auto g = guard();
+  uint64_t tag = kSyncTagBit | next_sync_tag_++;
+  hio_io io{op, target, buf, len, offset, tag};
+  if (int r = submit_locked(&io, 1, 0); r < 0) return r;
+  hio_completion c[1];
+  for (;;) {
+    int r = reap_locked(c, 1, 1);
+    if (r < 0) return r;
+    if (r == 0) continue;
+    if (c[0].tag != tag) {
+      stash_.push_back(c[0]);
+      continue;
+    }
+    break;
+  }
+  if (c[0].res < 0) {
+    int e = -c[0].res;
+    char msg[512];
+    std::snprintf(msg, sizeof msg, "%s", describe(c[0]).c_str());
+    return fail(e, msg);
+  }
+  if (op != HIO_OP_FLUSH && uint32_t(c[0].res) != len)
+    return failf(EIO, "%s at offset %llu of %s: short transfer (%d of %u bytes)", op_name(op),
+                 (unsigned long long)offset, targets_[size_t(target)].name.c_str(), c[0].res, len);
+  return c[0].res;
+}
+
+std::string Queue::describe(const hio_completion& c) {
+  std::string name = c.target >= 0 && size_t(c.target) < targets_.size() ? targets_[size_t(c.target)].name : "?";
+  char buf[512];
+  if (c.res < 0)
+    std::snprintf(buf, sizeof buf, "%s at offset %llu of %s: %s", op_name(c.op), (unsigned long long)c.offset,
+                  name.c_str(), errno_text(-c.res).c_str());
+  else
+    std::snprintf(buf, sizeof buf, "%s at offset %llu of %s: %d bytes", op_name(c.op), (unsigned long long)c.offset,
+                  name.c_str(), c.res);
+  return buf;
+}
+
+void Queue::reset_counters() {
+  wait_ = WaitStats{};
+  rlat_.reset();
+  wlat_.reset();
+  submitted_ = completed_ = errors_ = rbytes_ = wbytes_ = flushes_ = 0;
+  mode_changes_ = 0;
+  owner_ = pthread_self();
+  start_ns_ = now_ns();
+  start_cpu_ns_ = thread_cpu_ns();
+}
+
+void Queue::stats_reset() {
+  auto g = guard();
+  reset_counters();
+}
+
+int Queue::stats(hio_queue_stats* o) {
+  auto g = guard();
+  *o = hio_queue_stats{};
+  o->submitted = submitted_;
+  o->completed = completed_;
+  o->errors = errors_;
+  o->read_ios = rlat_.count();
+  o->read_bytes = rbytes_;
+  o->write_ios = wlat_.count();
+  o->write_bytes = wbytes_;
+  o->flush_ios = flushes_;
+  o->sleep_ns = wait_.sleep_ns;
+  o->spin_ns = wait_.spin_ns;
+  o->waits = wait_.waits;
+  o->mode_changes = mode_changes_.load();
+  o->wall_ns = now_ns() - start_ns_;
+  uint64_t cpu = pthread_equal(owner_, pthread_self()) ? thread_cpu_ns() : thread_cpu_ns(owner_);
+  o->cpu_ns = cpu > start_cpu_ns_ ? cpu - start_cpu_ns_ : 0;
+  o->cpu_us_per_io = completed_ ? double(o->cpu_ns) / 1e3 / double(completed_) : 0.0;
+  auto sum = [](const Histogram& h) {
+    return hio_lat_summary{h.count(), h.min(), h.max(), h.mean(), h.stddev()};
+  };
+  o->read_lat = sum(rlat_);
+  o->write_lat = sum(wlat_);
+  return 0;
+}
+
+int Queue::percentiles(hio_op op, const double* pcts, size_t n, uint64_t* out) {
+  auto g = guard();
+  if (op != HIO_OP_READ && op != HIO_OP_WRITE) return failf(EINVAL, "percentiles exist for reads and writes only");
+  const Histogram& h = op == HIO_OP_READ ? rlat_ : wlat_;
+  for (size_t i = 0; i < n; i++) {
+    if (!(pcts[i] >= 0 && pcts[i] <= 100)) return failf(EINVAL, "percentile %g is outside 0..100", pcts[i]);
+    out[i] = h.percentile(pcts[i]);
+  }
+  return 0;
+}
+
+}  // namespace hio

@@ -1,0 +1,82 @@
+// A queue: one submission/completion ring, its in-flight slots, its wait
+// strategy and its statistics. A dedicated queue takes no lock; a shared
+// queue serialises every call on one mutex, the baseline it exists to be.
+#pragma once
+#include <pthread.h>
+
+#include <atomic>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "backend/backend.hpp"
+#include "backend/emu_backend.hpp"
+#include "queue/histogram.hpp"
+#include "wait/waiter.hpp"
+
+namespace hio {
+
+class Queue {
+ public:
+  // Returns nullptr with the message set for bad options.
+  static std::unique_ptr<Queue> create(const hio_queue_opts& opts, EmuDeviceProvider emu);
+
+  int open(const std::string& spec, const hio_open_opts& opts);
+  int target_info(int target, hio_target_info* out);
+  int register_buffer(void* base, size_t len);
+  int set_strategy(const hio_strategy& s);
+  hio_strategy strategy() const { return waiter_.get(); }
+
+  int submit(const hio_io* ios, unsigned n, unsigned flags);
+  int reap(hio_completion* out, unsigned max, unsigned min);
+  unsigned inflight();
+  int64_t sync_io(hio_op op, int target, void* buf, uint32_t len, uint64_t offset);
+  std::string describe(const hio_completion& c);
+
+  int stats(hio_queue_stats* out);
+  void stats_reset();
+  int percentiles(hio_op op, const double* pcts, size_t n, uint64_t* out);
+
+ private:
+  Queue(const hio_queue_opts& opts, EmuDeviceProvider emu);
+  struct Slot {
+    uint64_t tag;
+    uint64_t submit_ns;
+    uint64_t offset;
+    uint32_t len;
+    int target;
+    hio_op op;
+  };
+  int validate(const hio_io& io);
+  int submit_locked(const hio_io* ios, unsigned n, unsigned flags);
+  int reap_locked(hio_completion* out, unsigned max, unsigned min);
+  std::unique_lock<std::mutex> guard();
+  void reset_counters();
+
+  unsigned depth_;
+  bool shared_;
+  std::mutex mu_;
+  EmuDeviceProvider emu_;
+  std::unique_ptr<Backend> be_;
+  std::vector<TargetInfo> targets_;
+  std::vector<Slot> slots_;
+  std::vector<uint32_t> free_;
+  std::vector<Cqe> cqes_;
+  unsigned unsubmitted_ = 0;
+  std::deque<hio_completion> stash_;  // completions a sync helper set aside
+  uint64_t next_sync_tag_ = 0;
+  Waiter waiter_;
+  hio_wait_mode ring_mode_ = HIO_WAIT_INTERRUPT;  // kernel mode the ring was built for
+
+  // statistics
+  WaitStats wait_;
+  Histogram rlat_, wlat_;
+  uint64_t submitted_ = 0, completed_ = 0, errors_ = 0, rbytes_ = 0, wbytes_ = 0, flushes_ = 0;
+  std::atomic<uint64_t> mode_changes_{0};  // set_strategy may come from any thread
+  uint64_t start_ns_ = 0, start_cpu_ns_ = 0;
+  pthread_t owner_;
+};
+
+}  // namespace hio

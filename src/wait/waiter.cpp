@@ -1,0 +1,110 @@
+#include "wait/waiter.hpp"
+
+#include <sys/prctl.h>
+#include <time.h>
+
+#include <cerrno>
+
+#include "util/clock.hpp"
+#include "util/error.hpp"
+
+namespace hio {
+namespace {
+
+// A sleeping thread is woken up to timer_slack_ns late (50 us by default),
+// which would swamp a sleep of a few microseconds. Linux's own hybrid
+// polling sleeps on an hrtimer without slack; do the same for this thread.
+void no_timer_slack() {
+  thread_local bool done = false;
+  if (!done) {
+    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+    done = true;
+  }
+}
+
+void sleep_ns(uint64_t ns) {
+  no_timer_slack();
+  timespec ts = ns_to_ts(ns);
+  while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR) {
+  }
+}
+
+}  // namespace
+
+bool is_kernel_mode(hio_wait_mode m) {
+  return m == HIO_WAIT_IOPOLL || m == HIO_WAIT_HYBRID_IOPOLL || m == HIO_WAIT_SQPOLL;
+}
+
+int Waiter::validate(const hio_strategy& s) {
+  if (s.mode < HIO_WAIT_INTERRUPT || s.mode > HIO_WAIT_SQPOLL)
+    return failf(EINVAL, "unknown wait mode %d", int(s.mode));
+  if (!(s.hybrid_fraction >= 0.0 && s.hybrid_fraction <= 10.0))
+    return failf(EINVAL, "hybrid sleep fraction %g is outside 0..10", s.hybrid_fraction);
+  if (s.hybrid_sleep_ns > 1000000000ull)
+    return failf(EINVAL, "hybrid sleep of %llu ns exceeds one second", (unsigned long long)s.hybrid_sleep_ns);
+  return 0;
+}
+
+void Waiter::set(const hio_strategy& s) {
+  fixed_sleep_ns_.store(s.hybrid_sleep_ns, std::memory_order_relaxed);
+  fraction_.store(s.hybrid_fraction > 0 ? s.hybrid_fraction : 0.5, std::memory_order_relaxed);
+  mode_.store(s.mode, std::memory_order_release);
+}
+
+hio_strategy Waiter::get() const {
+  hio_strategy s{};
+  s.mode = hio_wait_mode(mode_.load(std::memory_order_acquire));
+  s.hybrid_sleep_ns = fixed_sleep_ns_.load(std::memory_order_relaxed);
+  s.hybrid_fraction = fraction_.load(std::memory_order_relaxed);
+  return s;
+}
+
+uint64_t Waiter::hybrid_sleep_ns() const {
+  uint64_t fixed = fixed_sleep_ns_.load(std::memory_order_relaxed);
+  return fixed ? fixed : uint64_t(ewma_ns_ * fraction_.load(std::memory_order_relaxed));
+}
+
+int Waiter::spin(Backend& be, Cqe* out, unsigned max, unsigned min, unsigned n, WaitStats& st) {
+  uint64_t t0 = now_ns();
+  while (n < min) {
+    unsigned got = be.peek(out + n, max - n);
+    if (got == 0) cpu_relax();
+    n += got;
+  }
+  st.spin_ns += now_ns() - t0;
+  return int(n);
+}
+
+int Waiter::wait(Backend& be, Cqe* out, unsigned max, unsigned min, WaitStats& st) {
+  unsigned n = be.peek(out, max);
+  if (n >= min) return int(n);
+  st.waits++;
+  auto mode = hio_wait_mode(mode_.load(std::memory_order_acquire));
+  switch (mode) {
+    case HIO_WAIT_POLL:
+      if (int r = be.submit(); r < 0) return r;
+      return spin(be, out, max, min, n, st);
+    case HIO_WAIT_HYBRID: {
+      if (int r = be.submit(); r < 0) return r;
+      if (uint64_t s = hybrid_sleep_ns(); s > 0) {
+        uint64_t t0 = now_ns();
+        sleep_ns(s);
+        st.sleep_ns += now_ns() - t0;
+        n += be.peek(out + n, max - n);
+      }
+      return spin(be, out, max, min, n, st);
+    }
+    default: {
+      uint64_t t0 = now_ns();
+      while (n < min) {
+        int r = be.wait(out + n, max - n);
+        if (r < 0) return r;
+        n += unsigned(r);
+      }
+      st.sleep_ns += now_ns() - t0;
+      return int(n);
+    }
+  }
+}
+
+}  // namespace hio
