@@ -27,8 +27,33 @@ EmuDevice::EmuDevice(const EmuConfig& cfg, uint8_t* mem)
       mem_(mem),
       occupancy_ns_(double(cfg.channels) * 1e9 / cfg.iops),
       ns_per_byte_(1e3 / cfg.bw_mbps),
+      written_(new std::atomic<uint64_t>[(cfg.capacity / 4096 + 63) / 64 + 1]()),
       channel_free_ns_(cfg.channels, 0),
       rng_(cfg.seed) {}
+
+namespace {
+constexpr unsigned kPageShift = 12;
+constexpr uint64_t kPage = 1ull << kPageShift;
+}  // namespace
+
+void EmuDevice::mark_written(uint64_t offset, uint32_t len) {
+  for (uint64_t p = offset >> kPageShift; p <= (offset + len - 1) >> kPageShift; p++)
+    written_[p / 64].fetch_or(1ull << (p % 64), std::memory_order_release);
+}
+
+void EmuDevice::read_data(uint8_t* dst, uint64_t offset, uint32_t len) const {
+  uint64_t end = offset + len;
+  while (offset < end) {
+    uint64_t p = offset >> kPageShift;
+    uint64_t chunk = std::min(end, (p + 1) * kPage) - offset;
+    if (written_[p / 64].load(std::memory_order_acquire) & (1ull << (p % 64)))
+      std::memcpy(dst, mem_ + offset, chunk);
+    else
+      std::memset(dst, 0, chunk);
+    dst += chunk;
+    offset += chunk;
+  }
+}
 
 EmuDevice::~EmuDevice() { munmap(mem_, cfg_.capacity); }
 
@@ -65,9 +90,10 @@ EmuDevice::Result EmuDevice::execute(const Command& c, uint64_t now_ns) {
     return r;
   }
   if (c.op == HIO_OP_READ) {
-    std::memcpy(c.buf, mem_ + c.offset, c.len);
+    read_data(static_cast<uint8_t*>(c.buf), c.offset, c.len);
   } else if (c.op == HIO_OP_WRITE) {
     std::memcpy(mem_ + c.offset, c.buf, c.len);
+    mark_written(c.offset, c.len);
     if (f.corrupt_offset >= c.offset && f.corrupt_offset < c.offset + c.len) mem_[f.corrupt_offset] ^= 0x01;
   } else {
     r.res = 0;

@@ -1,0 +1,375 @@
+#include "job.hpp"
+
+#include <sched.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <numeric>
+#include <random>
+
+#include "util/clock.hpp"
+#include "verify.hpp"
+
+namespace hiobench {
+namespace {
+
+std::string api_error(const std::string& what) { return what + ": " + hio_last_error(); }
+
+struct QueueDeleter {
+  void operator()(hio_queue* q) const { hio_queue_destroy(q); }
+};
+using QueuePtr = std::unique_ptr<hio_queue, QueueDeleter>;
+
+struct FreeDeleter {
+  void operator()(void* p) const { std::free(p); }
+};
+
+bool is_emu(const std::string& f) { return f.rfind("emu:", 0) == 0; }
+
+hio_strategy strategy_of(const JobOptions& o) {
+  hio_strategy s{};
+  s.mode = o.completion;
+  s.hybrid_sleep_ns = uint64_t(o.hybrid_sleep_us * 1000.0);
+  s.hybrid_fraction = 0.5;
+  return s;
+}
+
+// Opens the job's target on q; returns the id or throws UsageError.
+int open_target(hio_queue* q, const JobOptions& o, bool create, hio_target_info* info) {
+  hio_open_opts oo{};
+  oo.flags = (o.direct ? HIO_OPEN_DIRECT : 0) | (create ? HIO_OPEN_CREATE : 0) |
+             (rw_writes(o.rw) || create ? 0 : HIO_OPEN_RDONLY);
+  oo.size = o.size;
+  int t = hio_queue_open(q, o.filename.c_str(), &oo);
+  if (t < 0) throw UsageError("job '" + o.name + "': " + hio_last_error());
+  hio_target_info_get(q, t, info);
+  return t;
+}
+
+QueuePtr make_queue(hio_engine* e, const JobOptions& o, unsigned depth) {
+  hio_queue_opts qo{};
+  qo.depth = depth;
+  qo.strategy = strategy_of(o);
+  hio_queue* q = nullptr;
+  if (hio_queue_create(e, &qo, &q) < 0) throw UsageError("job '" + o.name + "': " + hio_last_error());
+  return QueuePtr(q);
+}
+
+void pin(const JobOptions& o) {
+  if (o.cpus.empty()) return;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int c : o.cpus) CPU_SET(c, &set);
+  if (sched_setaffinity(0, sizeof set, &set) != 0)
+    throw UsageError("job '" + o.name + "': --cpus_allowed: " + std::strerror(errno));
+}
+
+// Block indices in a full-period permutation (a*i + c mod n): random order,
+// each block once per pass, no memory per block.
+class OffsetGen {
+ public:
+  OffsetGen(uint64_t blocks, bool random, uint64_t seed) : n_(blocks), random_(random), rng_(seed) { new_pass(); }
+  uint64_t next() {
+    if (i_ == n_) new_pass();
+    uint64_t k = i_++;
+    if (!random_) return k;
+    uint64_t v = uint64_t((unsigned __int128)a_ * k % n_) + c_;
+    return v >= n_ ? v - n_ : v;
+  }
+  uint64_t passes() const { return passes_; }
+
+ private:
+  void new_pass() {
+    i_ = 0;
+    passes_++;
+    if (!random_ || n_ < 2) return;
+    std::uniform_int_distribution<uint64_t> d(1, n_ - 1);
+    a_ = d(rng_) | 1;
+    while (std::gcd(a_, n_) != 1) a_ = a_ % (n_ - 1) + 1;
+    c_ = d(rng_);
+  }
+  uint64_t n_, i_ = 0, a_ = 1, c_ = 0, passes_ = 0;
+  bool random_;
+  std::mt19937_64 rng_;
+};
+
+struct Usage {
+  uint64_t utime_ns, stime_ns, ctx, majf, minf;
+  static Usage now() {
+    rusage ru{};
+    getrusage(RUSAGE_THREAD, &ru);
+    auto ns = [](const timeval& t) { return uint64_t(t.tv_sec) * 1000000000ull + uint64_t(t.tv_usec) * 1000ull; };
+    return Usage{ns(ru.ru_utime), ns(ru.ru_stime), uint64_t(ru.ru_nvcsw + ru.ru_nivcsw), uint64_t(ru.ru_majflt),
+                 uint64_t(ru.ru_minflt)};
+  }
+};
+
+void sleep_until(uint64_t deadline_ns) {
+  timespec ts = hio::ns_to_ts(deadline_ns);
+  while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr) == EINTR) {
+  }
+}
+
+class Runner {
+ public:
+  Runner(hio_engine* e, const JobOptions& o, unsigned index, JobProgress& p)
+      : o_(o), p_(p), q_(make_queue(e, o, o.iodepth)), rng_(0x68696f ^ (uint64_t(index) << 32)) {
+    pin(o);
+    target_ = open_target(q_.get(), o, false, &info_);
+    size_ = o.size ? o.size : info_.size;
+    blocks_ = size_ / o.bs;
+    size_t align = std::max<size_t>(4096, info_.mem_align);
+    size_t arena = size_t(o.iodepth) * ((o.bs + align - 1) / align * align);
+    stride_ = arena / o.iodepth;
+    void* mem = std::aligned_alloc(align, arena);
+    if (!mem) throw UsageError("job '" + o.name + "': cannot allocate " + std::to_string(arena) + " bytes of buffers");
+    arena_.reset(mem);
+    std::memset(mem, 0, arena);
+    // Fixed buffers save the kernel a page pinning per I/O; without them
+    // the run still works, so a refusal (memlock limit) is not an error.
+    hio_queue_register_buffer(q_.get(), mem, arena);
+    for (unsigned i = o.iodepth; i-- > 0;) free_.push_back(i);
+    comps_.resize(o.iodepth);
+    if (o.verify && rw_writes(o.rw)) written_.assign(blocks_, false);
+  }
+
+  JobResult run() {
+    JobResult r;
+    r.name = o_.name;
+    r.target = o_.filename;
+    r.backend = info_.backend;
+    r.emulated = info_.emulated;
+    uint64_t t0 = hio::now_ns();
+    if (o_.ramp_time_s > 0) {
+      loop(t0 + uint64_t(o_.ramp_time_s * 1e9), UINT64_MAX, r);
+      hio_queue_stats_reset(q_.get());
+    }
+    p_.measuring = true;
+    Usage u0 = Usage::now();
+    uint64_t start = hio::now_ns();
+    uint64_t end = o_.runtime_s > 0 ? start + uint64_t(o_.runtime_s * 1e9) : UINT64_MAX;
+    uint64_t limit = o_.time_based ? UINT64_MAX : blocks_;
+    if (!r.error) loop(end, limit, r);
+    uint64_t wall = hio::now_ns() - start;
+    Usage u1 = Usage::now();
+    hio_queue_stats_get(q_.get(), &r.qs);
+    r.runtime_ms = double(wall) / 1e6;
+    r.usr_pct = 100.0 * double(u1.utime_ns - u0.utime_ns) / double(wall);
+    r.sys_pct = 100.0 * double(u1.stime_ns - u0.stime_ns) / double(wall);
+    r.ctx = u1.ctx - u0.ctx;
+    r.majf = u1.majf - u0.majf;
+    r.minf = u1.minf - u0.minf;
+    fill_dir(HIO_OP_READ, r.qs.read_ios, r.qs.read_bytes, r.qs.read_lat, r.read);
+    fill_dir(HIO_OP_WRITE, r.qs.write_ios, r.qs.write_bytes, r.qs.write_lat, r.write);
+    if (!r.error && !written_.empty()) verify_pass(r);
+    return r;
+  }
+
+ private:
+  void fill_dir(hio_op op, uint64_t ios, uint64_t bytes, const hio_lat_summary& lat, DirResult& d) {
+    d.ios = ios;
+    d.bytes = bytes;
+    d.lat = lat;
+    const auto& pcts = fio_percentiles();
+    std::vector<uint64_t> v(pcts.size());
+    hio_queue_percentiles(q_.get(), op, pcts.data(), pcts.size(), v.data());
+    for (size_t i = 0; i < pcts.size(); i++) d.pct.emplace_back(pcts[i], v[i]);
+  }
+
+  uint8_t* buf(unsigned slot) { return static_cast<uint8_t*>(arena_.get()) + size_t(slot) * stride_; }
+
+  hio_op pick_op() {
+    if (!rw_reads(o_.rw)) return HIO_OP_WRITE;
+    if (!rw_writes(o_.rw)) return HIO_OP_READ;
+    return std::uniform_int_distribution<unsigned>(0, 99)(rng_) < o_.rwmixread ? HIO_OP_READ : HIO_OP_WRITE;
+  }
+
+  // Issues and reaps until the deadline or until `limit` I/Os were issued
+  // (and all have completed). Records the first I/O error and stops.
+  void loop(uint64_t deadline, uint64_t limit, JobResult& r) {
+    OffsetGen gen(blocks_, rw_random(o_.rw), rng_());
+    uint64_t issued = 0;
+    double interval_ns = o_.rate_iops ? 1e9 / double(o_.rate_iops) : 0;
+    uint64_t rate_start = hio::now_ns();
+    bool stop = false;
+    while (true) {
+      uint64_t now = hio::now_ns();
+      if (now >= deadline || issued >= limit || r.error) stop = true;
+      while (!stop && !free_.empty() && issued < limit) {
+        if (interval_ns > 0 && now < rate_start + uint64_t(double(issued) * interval_ns)) break;
+        unsigned slot = free_.back();
+        free_.pop_back();
+        hio_io io{pick_op(), target_, buf(slot), o_.bs, gen.next() * o_.bs, slot};
+        if (io.op == HIO_OP_WRITE && o_.verify) verify_fill(io.buf, o_.bs, io.offset, rng_());
+        if (int e = hio_submit(q_.get(), &io, 1, HIO_SUBMIT_DEFER); e < 0) {
+          r.error = -e;
+          r.error_msg = hio_last_error();
+          free_.push_back(slot);
+          stop = true;
+          break;
+        }
+        issued++;
+      }
+      unsigned inflight = o_.iodepth - unsigned(free_.size());
+      if (inflight == 0) {
+        if (stop) return;
+        if (interval_ns > 0) sleep_until(rate_start + uint64_t(double(issued) * interval_ns));
+        continue;
+      }
+      int n = hio_reap(q_.get(), comps_.data(), unsigned(comps_.size()), 1);
+      if (n < 0) {
+        r.error = -n;
+        r.error_msg = hio_last_error();
+        return;  // the queue is unusable: abandon what is in flight
+      }
+      for (int i = 0; i < n; i++) complete(comps_[size_t(i)], r);
+    }
+  }
+
+  void complete(const hio_completion& c, JobResult& r) {
+    free_.push_back(unsigned(c.tag));
+    if (c.res < 0 || uint32_t(c.res) != c.len) {
+      if (!r.error) {
+        char msg[512];
+        hio_completion_describe(q_.get(), &c, msg, sizeof msg);
+        r.error = c.res < 0 ? -c.res : EIO;
+        r.error_msg = c.res < 0 ? msg : std::string(msg) + " (short transfer of " + std::to_string(c.len) + ")";
+      }
+      return;
+    }
+    if (c.op == HIO_OP_READ) {
+      p_.read_ios.fetch_add(1, std::memory_order_relaxed);
+      if (o_.verify && written_.empty()) check(buf(unsigned(c.tag)), c.offset, r);
+    } else {
+      p_.write_ios.fetch_add(1, std::memory_order_relaxed);
+      if (!written_.empty()) written_[c.offset / o_.bs] = true;
+    }
+    p_.bytes.fetch_add(c.len, std::memory_order_relaxed);
+  }
+
+  void check(const uint8_t* data, uint64_t offset, JobResult& r) {
+    r.verified++;
+    std::string bad = verify_check(data, o_.bs, offset);
+    if (bad.empty()) return;
+    if (r.mismatches++ == 0)
+      r.first_mismatch = "verify: block at offset " + std::to_string(offset) + " of " + o_.filename + ": " + bad;
+  }
+
+  // Reads back every block this job wrote and checks it.
+  void verify_pass(JobResult& r) {
+    std::vector<uint64_t> todo;
+    for (uint64_t b = 0; b < blocks_; b++)
+      if (written_[b]) todo.push_back(b * o_.bs);
+    size_t next = 0;
+    while (next < todo.size() || free_.size() < o_.iodepth) {
+      while (next < todo.size() && !free_.empty()) {
+        unsigned slot = free_.back();
+        free_.pop_back();
+        hio_io io{HIO_OP_READ, target_, buf(slot), o_.bs, todo[next++], slot};
+        if (hio_submit(q_.get(), &io, 1, HIO_SUBMIT_DEFER) < 0) {
+          r.error = EIO;
+          r.error_msg = api_error("verify");
+          return;
+        }
+      }
+      int n = hio_reap(q_.get(), comps_.data(), unsigned(comps_.size()), 1);
+      if (n < 0) {
+        r.error = -n;
+        r.error_msg = api_error("verify");
+        return;
+      }
+      for (int i = 0; i < n; i++) {
+        const hio_completion& c = comps_[size_t(i)];
+        free_.push_back(unsigned(c.tag));
+        if (c.res != int32_t(c.len)) {
+          char msg[512];
+          hio_completion_describe(q_.get(), &c, msg, sizeof msg);
+          r.error = c.res < 0 ? -c.res : EIO;
+          r.error_msg = std::string("verify: ") + msg;
+          continue;
+        }
+        check(buf(unsigned(c.tag)), c.offset, r);
+      }
+    }
+  }
+
+  const JobOptions& o_;
+  JobProgress& p_;
+  QueuePtr q_;
+  std::mt19937_64 rng_;
+  int target_ = -1;
+  hio_target_info info_{};
+  uint64_t size_ = 0, blocks_ = 0;
+  size_t stride_ = 0;
+  std::unique_ptr<void, FreeDeleter> arena_;
+  std::vector<unsigned> free_;
+  std::vector<hio_completion> comps_;
+  std::vector<bool> written_;
+};
+
+}  // namespace
+
+const std::vector<double>& fio_percentiles() {
+  static const std::vector<double> p = {1, 5, 10, 20, 30, 40, 50, 60, 70, 80, 90, 95, 99, 99.5, 99.9, 99.95, 99.99};
+  return p;
+}
+
+JobResult run_job(hio_engine* engine, const JobOptions& o, unsigned index, JobProgress& progress) {
+  Runner runner(engine, o, index, progress);
+  JobResult r = runner.run();
+  progress.done = true;
+  return r;
+}
+
+void prepare_target(hio_engine* engine, const JobOptions& o) {
+  std::string where = "job '" + o.name + "': --filename=" + o.filename + ": ";
+  bool lay_out = false;
+  uint64_t have = 0;
+  if (!is_emu(o.filename)) {
+    struct stat st {};
+    bool exists = stat(o.filename.c_str(), &st) == 0;
+    if (!exists && errno != ENOENT) throw UsageError(where + std::strerror(errno));
+    if (!exists && !o.size) throw UsageError(where + "No such file or directory (give --size to create it)");
+    have = exists && S_ISREG(st.st_mode) ? uint64_t(st.st_size) : 0;
+    lay_out = (!exists || S_ISREG(st.st_mode)) && o.size > have;
+  }
+  // Open as the job will, so that a wait mode the target cannot do fails here.
+  QueuePtr q = make_queue(engine, o, 4);
+  hio_target_info info{};
+  int t = open_target(q.get(), o, lay_out, &info);
+  uint64_t size = o.size ? o.size : info.size;
+  if (size < o.bs) throw UsageError(where + "the target holds " + std::to_string(size) + " bytes, less than --bs");
+  if (size > info.size)
+    throw UsageError(where + "--size=" + std::to_string(size) + " is past the end of the target (" +
+                     std::to_string(info.size) + " bytes" + (info.emulated ? "; set the capacity with emu:...,size=N)" : ")"));
+  if ((o.direct || info.emulated) && o.bs % info.offset_align)
+    throw UsageError(where + "--bs=" + std::to_string(o.bs) + " is not a multiple of the " +
+                     std::to_string(info.offset_align) + "-byte alignment " +
+                     (info.emulated ? "of the emulated device" : "that --direct=1 needs here"));
+  if (!lay_out) return;
+  // Write the file out for real: reads of a sparse or preallocated file
+  // would never reach the device.
+  constexpr uint32_t kChunk = 1u << 20;
+  void* mem = std::aligned_alloc(4096, kChunk);
+  std::unique_ptr<void, FreeDeleter> hold(mem);
+  std::mt19937_64 rng(42);
+  for (size_t i = 0; i < kChunk / 8; i++) static_cast<uint64_t*>(mem)[i] = rng();
+  bool tty = isatty(2);
+  for (uint64_t off = have / kChunk * kChunk; off < size; off += kChunk) {
+    uint32_t len = uint32_t(std::min<uint64_t>(kChunk, size - off));
+    if (o.direct && len % info.offset_align) len = uint32_t((len + info.offset_align - 1) / info.offset_align * info.offset_align);
+    if (hio_write(q.get(), t, mem, len, off) < 0) throw UsageError(where + "laying out the file: " + hio_last_error());
+    if (tty && (off / kChunk) % 64 == 0)
+      fprintf(stderr, "\rLaying out %s: %llu of %llu MiB", o.filename.c_str(), (unsigned long long)(off >> 20),
+              (unsigned long long)(size >> 20));
+  }
+  if (hio_flush(q.get(), t) < 0) throw UsageError(where + "flushing the laid-out file: " + hio_last_error());
+  if (tty) fprintf(stderr, "\rLaid out %s: %llu MiB%20s\n", o.filename.c_str(), (unsigned long long)(size >> 20), "");
+}
+
+}  // namespace hiobench

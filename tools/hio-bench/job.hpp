@@ -1,0 +1,53 @@
+// One job: its thread, its queue, the I/O loop, the verify pass, and what
+// it measured.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hybridio/hio.h"
+#include "options.hpp"
+
+namespace hiobench {
+
+// Counters the progress line reads while the job runs.
+struct JobProgress {
+  std::atomic<uint64_t> read_ios{0}, write_ios{0};
+  std::atomic<uint64_t> bytes{0};
+  std::atomic<bool> measuring{false}, done{false};
+};
+
+struct DirResult {
+  uint64_t ios = 0, bytes = 0;
+  hio_lat_summary lat{};
+  std::vector<std::pair<double, uint64_t>> pct;  // percentile -> ns
+};
+
+struct JobResult {
+  std::string name;
+  int error = 0;          // errno of the first I/O error, 0 if none
+  std::string error_msg;  // operation, offset, target and errno
+  double runtime_ms = 0;
+  DirResult read, write;
+  double usr_pct = 0, sys_pct = 0;
+  uint64_t ctx = 0, majf = 0, minf = 0;
+  hio_queue_stats qs{};
+  std::string target, backend;
+  bool emulated = false;
+  uint64_t verified = 0, mismatches = 0;
+  std::string first_mismatch;
+};
+
+// The percentiles fio reports.
+const std::vector<double>& fio_percentiles();
+
+// Runs one job to the end on the calling thread. Throws UsageError for
+// problems found before any I/O (bad target, alignment, range).
+JobResult run_job(hio_engine* engine, const JobOptions& o, unsigned index, JobProgress& progress);
+
+// Checks the target and, for a missing or short regular file, creates it
+// and writes it out to --size (as fio lays out its files). Throws UsageError.
+void prepare_target(hio_engine* engine, const JobOptions& o);
+
+}  // namespace hiobench

@@ -1,0 +1,332 @@
+#include "options.hpp"
+
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+#include "util/parse.hpp"
+
+namespace hiobench {
+namespace {
+
+using Setter = std::function<void(JobOptions&, const std::string&)>;
+
+[[noreturn]] void invalid(const std::string& key, const std::string& v, const std::string& why) {
+  throw UsageError("invalid value '" + v + "' for --" + key + ": " + why);
+}
+
+uint64_t size_value(const std::string& key, const std::string& v, uint64_t lo, uint64_t hi) {
+  uint64_t u = 0;
+  if (!hio::parse_size(v, &u)) invalid(key, v, "expected a size such as 4096, 4k, 1m or 1g");
+  if (u < lo || u > hi)
+    invalid(key, v, "must be from " + std::to_string(lo) + " to " + std::to_string(hi) + " bytes");
+  return u;
+}
+
+long long int_value(const std::string& key, const std::string& v, long long lo, long long hi) {
+  long long x = 0;
+  if (!hio::parse_int(v, &x) || x < lo || x > hi)
+    invalid(key, v, "must be an integer from " + std::to_string(lo) + " to " + std::to_string(hi));
+  return x;
+}
+
+bool bool_value(const std::string& key, const std::string& v) {
+  if (v == "1" || v == "true" || v == "yes" || v == "on") return true;
+  if (v == "0" || v == "false" || v == "no" || v == "off") return false;
+  invalid(key, v, "expected 0 or 1");
+}
+
+// fio time values: seconds by default, or with a unit (us, ms, s, m, h).
+double seconds_value(const std::string& key, const std::string& v) {
+  static const std::pair<const char*, double> units[] = {{"us", 1e-6}, {"ms", 1e-3}, {"s", 1}, {"m", 60}, {"h", 3600}};
+  for (const auto& [suf, mult] : units) {
+    std::string s(suf);
+    if (v.size() > s.size() && v.compare(v.size() - s.size(), s.size(), s) == 0) {
+      double d;
+      if (hio::parse_double(v.substr(0, v.size() - s.size()), &d) && d >= 0) return d * mult;
+      invalid(key, v, "expected a time such as 10, 10s, 500ms or 2m");
+    }
+  }
+  double d;
+  if (!hio::parse_double(v, &d) || d < 0) invalid(key, v, "expected a time such as 10, 10s, 500ms or 2m");
+  return d;
+}
+
+std::vector<int> cpu_list(const std::string& key, const std::string& v) {
+  std::vector<int> out;
+  std::stringstream ss(v);
+  std::string part;
+  while (std::getline(ss, part, ',')) {
+    size_t dash = part.find('-');
+    long long a, b;
+    if (dash == std::string::npos) {
+      a = b = int_value(key, part.empty() ? v : part, 0, 1023);
+    } else {
+      a = int_value(key, part.substr(0, dash), 0, 1023);
+      b = int_value(key, part.substr(dash + 1), 0, 1023);
+    }
+    if (a > b) invalid(key, v, "range " + part + " is reversed");
+    for (long long c = a; c <= b; c++) out.push_back(int(c));
+  }
+  if (out.empty()) invalid(key, v, "expected CPUs such as 0, 0-1 or 0,2");
+  return out;
+}
+
+const std::map<std::string, Setter>& table() {
+  static const std::map<std::string, Setter> t = {
+      {"name", [](JobOptions& o, const std::string& v) { o.name = v; }},
+      {"filename",
+       [](JobOptions& o, const std::string& v) {
+         if (v.empty()) invalid("filename", v, "must not be empty");
+         o.filename = v;
+       }},
+      {"size", [](JobOptions& o, const std::string& v) { o.size = size_value("size", v, 1, UINT64_MAX >> 1); }},
+      {"rw",
+       [](JobOptions& o, const std::string& v) {
+         static const std::map<std::string, Rw> m = {{"read", Rw::Read},         {"write", Rw::Write},
+                                                     {"randread", Rw::RandRead}, {"randwrite", Rw::RandWrite},
+                                                     {"rw", Rw::ReadWrite},      {"readwrite", Rw::ReadWrite},
+                                                     {"randrw", Rw::RandRw}};
+         auto it = m.find(v);
+         if (it == m.end()) invalid("rw", v, "expected read, write, randread, randwrite, rw or randrw");
+         o.rw = it->second;
+       }},
+      {"rwmixread", [](JobOptions& o, const std::string& v) { o.rwmixread = unsigned(int_value("rwmixread", v, 0, 100)); }},
+      {"bs", [](JobOptions& o, const std::string& v) { o.bs = uint32_t(size_value("bs", v, 1, 64ull << 20)); }},
+      {"iodepth", [](JobOptions& o, const std::string& v) { o.iodepth = unsigned(int_value("iodepth", v, 1, 4096)); }},
+      {"numjobs", [](JobOptions& o, const std::string& v) { o.numjobs = unsigned(int_value("numjobs", v, 1, 256)); }},
+      {"runtime", [](JobOptions& o, const std::string& v) { o.runtime_s = seconds_value("runtime", v); }},
+      {"time_based", [](JobOptions& o, const std::string& v) { o.time_based = bool_value("time_based", v); }},
+      {"ramp_time", [](JobOptions& o, const std::string& v) { o.ramp_time_s = seconds_value("ramp_time", v); }},
+      {"direct", [](JobOptions& o, const std::string& v) { o.direct = bool_value("direct", v); }},
+      {"cpus_allowed", [](JobOptions& o, const std::string& v) { o.cpus = cpu_list("cpus_allowed", v); }},
+      {"rate_iops",
+       [](JobOptions& o, const std::string& v) { o.rate_iops = uint64_t(int_value("rate_iops", v, 0, 100000000)); }},
+      {"verify",
+       [](JobOptions& o, const std::string& v) {
+         if (v == "crc32c") o.verify = true;
+         else if (v == "0" || v == "none") o.verify = false;
+         else invalid("verify", v, "expected crc32c or none");
+       }},
+      {"completion",
+       [](JobOptions& o, const std::string& v) {
+         hio_wait_mode m;
+         if (hio_wait_mode_parse(v.c_str(), &m) < 0)
+           invalid("completion", v, "expected interrupt, poll, hybrid, iopoll, hybrid_iopoll or sqpoll");
+         o.completion = m;
+       }},
+      {"hybrid_sleep_us",
+       [](JobOptions& o, const std::string& v) {
+         double d;
+         if (!hio::parse_double(v, &d) || d < 0 || d > 1e6)
+           invalid("hybrid_sleep_us", v, "expected microseconds from 0 (auto: half the mean latency) to 1000000");
+         o.hybrid_sleep_us = d;
+       }},
+  };
+  return t;
+}
+
+// Options that take no value when written bare.
+bool is_flag(const std::string& k) { return k == "time_based"; }
+
+void apply(JobOptions& o, std::string key, const std::string& value, const std::string& where) {
+  if (key == "readwrite") key = "rw";
+  auto it = table().find(key);
+  if (it == table().end())
+    throw UsageError(where + "unknown option '" + key + "' (see hio-bench --help for the supported options)");
+  it->second(o, value);
+  o.given[key] = value;
+}
+
+// A job file: [global] and job sections of key=value lines, as fio's.
+void read_job_file(const std::string& path, std::vector<JobOptions>& jobs) {
+  std::ifstream in(path);
+  if (!in) throw UsageError("cannot open job file '" + path + "'");
+  JobOptions global;
+  JobOptions* cur = nullptr;
+  bool in_global = false;
+  std::vector<JobOptions> mine;
+  std::string line;
+  int lineno = 0;
+  while (std::getline(in, line)) {
+    lineno++;
+    size_t a = line.find_first_not_of(" \t\r");
+    if (a == std::string::npos || line[a] == '#' || line[a] == ';') continue;
+    size_t b = line.find_last_not_of(" \t\r");
+    line = line.substr(a, b - a + 1);
+    std::string where = path + ":" + std::to_string(lineno) + ": ";
+    if (line.front() == '[') {
+      if (line.back() != ']' || line.size() < 3) throw UsageError(where + "malformed section header '" + line + "'");
+      std::string sec = line.substr(1, line.size() - 2);
+      in_global = sec == "global";
+      if (!in_global) {
+        mine.push_back(global);
+        mine.back().name = sec;
+        cur = &mine.back();
+      }
+      continue;
+    }
+    if (!in_global && !cur) throw UsageError(where + "option outside a section: '" + line + "'");
+    size_t eq = line.find('=');
+    std::string k = line.substr(0, eq), v;
+    k = k.substr(0, k.find_last_not_of(" \t") + 1);
+    if (eq == std::string::npos) {
+      if (!is_flag(k) && table().count(k)) throw UsageError(where + "option '" + k + "' needs a value");
+      v = "1";
+    } else {
+      size_t vs = line.find_first_not_of(" \t", eq + 1);
+      v = vs == std::string::npos ? "" : line.substr(vs);
+    }
+    // Each job copies [global] when its section starts, so a later [global]
+    // applies to the jobs after it only, as in fio.
+    apply(in_global ? global : *cur, k, v, where);
+  }
+  if (mine.empty()) throw UsageError("job file '" + path + "' defines no job");
+  for (auto& j : mine) jobs.push_back(j);
+}
+
+void check(const JobOptions& o) {
+  if (o.filename.empty()) throw UsageError("job '" + o.name + "': no --filename (a file, a block device or emu:PROFILE)");
+  if (o.time_based && o.runtime_s <= 0) throw UsageError("job '" + o.name + "': --time_based needs --runtime");
+  if (o.size && o.size < o.bs)
+    throw UsageError("job '" + o.name + "': --size=" + std::to_string(o.size) + " is smaller than --bs=" +
+                     std::to_string(o.bs));
+  if (o.verify && o.bs < 32)
+    throw UsageError("job '" + o.name + "': --verify=crc32c needs --bs of at least 32 bytes (its header)");
+  if (o.hybrid_sleep_us > 0 && o.completion != HIO_WAIT_HYBRID)
+    throw UsageError("job '" + o.name + "': --hybrid_sleep_us applies to --completion=hybrid only");
+}
+
+}  // namespace
+
+Invocation parse_invocation(int argc, char** argv) {
+  Invocation inv;
+  std::vector<std::pair<std::string, std::string>> cli_global;
+  std::vector<JobOptions> cli_jobs, file_jobs;
+  for (int i = 1; i < argc; i++) {
+    std::string a = argv[i];
+    if (a == "--help" || a == "-h") {
+      inv.help = true;
+      continue;
+    }
+    if (a == "--version") {
+      inv.version = true;
+      continue;
+    }
+    if (a.rfind("--", 0) != 0) {
+      if (!a.empty() && a[0] == '-') throw UsageError("unknown option '" + a + "' (see hio-bench --help)");
+      read_job_file(a, file_jobs);
+      continue;
+    }
+    size_t eq = a.find('=');
+    std::string k = a.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+    std::string v = eq == std::string::npos ? "" : a.substr(eq + 1);
+    if (k == "output-format") {
+      if (v != "normal" && v != "json") invalid(k, v, "expected normal or json");
+      inv.output_format = v;
+      continue;
+    }
+    if (k == "output") {
+      if (v.empty()) invalid(k, v, "expected a file name");
+      inv.output = v;
+      continue;
+    }
+    if (eq == std::string::npos) {
+      if (!is_flag(k)) {
+        if (table().count(k)) throw UsageError("option --" + k + " needs a value (--" + k + "=VALUE)");
+        throw UsageError("unknown option '--" + k + "' (see hio-bench --help)");
+      }
+      v = "1";
+    }
+    if (k == "name") {
+      JobOptions j;
+      for (auto& [gk, gv] : cli_global) apply(j, gk, gv, "");
+      cli_jobs.push_back(j);
+    }
+    if (cli_jobs.empty()) {
+      JobOptions probe;  // checks the value now, so the error names it
+      apply(probe, k, v, "");
+      cli_global.emplace_back(k, v);
+    } else {
+      apply(cli_jobs.back(), k, v, "");
+    }
+  }
+  if (inv.help || inv.version) return inv;
+  // Command-line options before the first --name apply to every job, the
+  // job files' included.
+  for (auto& j : file_jobs)
+    for (auto& [gk, gv] : cli_global) apply(j, gk, gv, "");
+  std::vector<JobOptions> all = file_jobs;
+  all.insert(all.end(), cli_jobs.begin(), cli_jobs.end());
+  if (all.empty()) {
+    if (cli_global.empty()) throw UsageError("no job given (see hio-bench --help)");
+    JobOptions j;
+    j.name = "hio-bench";
+    for (auto& [gk, gv] : cli_global) apply(j, gk, gv, "");
+    all.push_back(j);
+  }
+  for (auto& j : all) {
+    check(j);
+    for (unsigned c = 0; c < j.numjobs; c++) inv.jobs.push_back(j);
+  }
+  return inv;
+}
+
+bool rw_reads(Rw rw) { return rw == Rw::Read || rw == Rw::RandRead || rw == Rw::ReadWrite || rw == Rw::RandRw; }
+bool rw_writes(Rw rw) { return rw == Rw::Write || rw == Rw::RandWrite || rw == Rw::ReadWrite || rw == Rw::RandRw; }
+bool rw_random(Rw rw) { return rw == Rw::RandRead || rw == Rw::RandWrite || rw == Rw::RandRw; }
+const char* rw_name(Rw rw) {
+  switch (rw) {
+    case Rw::Read: return "read";
+    case Rw::Write: return "write";
+    case Rw::RandRead: return "randread";
+    case Rw::RandWrite: return "randwrite";
+    case Rw::ReadWrite: return "rw";
+    case Rw::RandRw: return "randrw";
+  }
+  return "?";
+}
+
+const char* usage_text() {
+  return R"(usage: hio-bench [OPTIONS] [JOBFILE...]
+
+A fio-compatible benchmark on the hybridio engine. Options take fio's names
+and --key=value form; options before the first --name apply to every job,
+each --name starts a job. Job files hold [global] and job sections of
+key=value lines.
+
+Job options:
+  --name=NAME            start a job
+  --filename=TARGET      a file, a block device, or an emulated SSD:
+                         emu:pcie3 | emu:pcie4 | emu:optane | emu:nand
+                         [,lat_us=N,iops=N,channels=N,size=N,...] (docs/emulated-ssd.md)
+  --size=SIZE            bytes to cover (4k, 1m, 1g; default: the target's size);
+                         a missing file is created and laid out at this size
+  --rw=MODE              read, write, randread, randwrite, rw, randrw (default read)
+  --rwmixread=PCT        share of reads in rw/randrw (default 50)
+  --bs=SIZE              block size (default 4k)
+  --iodepth=N            commands in flight per job (default 1)
+  --numjobs=N            copies of the job, each with its own thread and queue
+  --runtime=TIME         stop after TIME (10, 10s, 500ms, 2m)
+  --time_based           keep going over the range until --runtime
+  --ramp_time=TIME       run this long before measuring
+  --direct=0|1           O_DIRECT (default 0)
+  --cpus_allowed=LIST    pin the job's thread to these CPUs (0-1, 0,2)
+  --rate_iops=N          cap the job at N I/O per second (0: no cap)
+  --verify=crc32c|none   write blocks with a crc32c header and check them on read
+                         (written blocks are read back after the run)
+  --completion=MODE      how to wait for completions: interrupt (default), poll,
+                         hybrid, iopoll, hybrid_iopoll, sqpoll (docs/strategies.md)
+  --hybrid_sleep_us=N    hybrid: sleep N us before polling (default: half the
+                         moving-average latency)
+
+Global options:
+  --output-format=normal|json   json has fio's layout plus a "hybridio" key per job
+  --output=FILE                 write the report to FILE
+  --help, --version
+
+Exit status: 0 success, 1 an I/O error or verify mismatch, 2 bad input.
+)";
+}
+
+}  // namespace hiobench

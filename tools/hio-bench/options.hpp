@@ -1,0 +1,58 @@
+// hio-bench's options: fio's names, one table for the command line and for
+// job files, each value checked with a message naming it.
+#pragma once
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "hybridio/hio.h"
+
+namespace hiobench {
+
+// Bad input: main prints "hio-bench: <what>" and exits with status 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+enum class Rw { Read, Write, RandRead, RandWrite, ReadWrite, RandRw };
+
+struct JobOptions {
+  std::string name;
+  std::string filename;
+  uint64_t size = 0;  // 0: the whole target
+  Rw rw = Rw::Read;
+  unsigned rwmixread = 50;
+  uint32_t bs = 4096;
+  unsigned iodepth = 1;
+  unsigned numjobs = 1;
+  double runtime_s = 0;  // 0: until size bytes are done
+  bool time_based = false;
+  double ramp_time_s = 0;
+  bool direct = false;
+  std::vector<int> cpus;  // empty: any
+  uint64_t rate_iops = 0;
+  bool verify = false;
+  hio_wait_mode completion = HIO_WAIT_INTERRUPT;
+  double hybrid_sleep_us = 0;  // 0: half the moving-average latency
+  std::map<std::string, std::string> given;  // as written, for the JSON "job options"
+};
+
+struct Invocation {
+  std::vector<JobOptions> jobs;  // numjobs already expanded
+  std::string output_format = "normal";
+  std::string output;  // file; empty: stdout
+  bool help = false, version = false;
+};
+
+// Parses argv (job files are positional). Throws UsageError.
+Invocation parse_invocation(int argc, char** argv);
+
+bool rw_reads(Rw rw);
+bool rw_writes(Rw rw);
+bool rw_random(Rw rw);
+const char* rw_name(Rw rw);
+
+const char* usage_text();
+
+}  // namespace hiobench
