@@ -101,6 +101,7 @@ typedef struct hio_target_info {
   uint32_t offset_align; /* offset and length must be multiples of this */
   uint32_t mem_align;    /* buffers must be aligned to this */
   int emulated;          /* 1 for the emulated SSD */
+  int growable;          /* 1 for a regular file: writes may extend it */
   const char *backend;   /* "uring" or "emu" */
 } hio_target_info;
 

@@ -119,12 +119,13 @@ int UringBackend::register_buffer(void* base, size_t len) {
 }
 
 void UringBackend::prepare(const Command& c) {
-  io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
-  if (!sqe) {
-    // The queue never has more commands than ring entries in flight, but
-    // unsubmitted SQEs of a deferred batch may fill the ring: flush them.
+  io_uring_sqe* sqe;
+  // The queue never has more commands in flight than ring entries, but the
+  // ring may still hold entries the kernel has not consumed: flush them, and
+  // under SQPOLL wait until its kernel thread has taken them.
+  while (!(sqe = io_uring_get_sqe(&ring_))) {
     io_uring_submit(&ring_);
-    sqe = io_uring_get_sqe(&ring_);
+    if (mode_ == HIO_WAIT_SQPOLL) io_uring_sqring_wait(&ring_);
   }
   auto* b = static_cast<uint8_t*>(c.buf);
   bool fixed = buf_base_ && b >= buf_base_ && b + c.len <= buf_base_ + buf_len_;

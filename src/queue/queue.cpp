@@ -86,6 +86,7 @@ int Queue::target_info(int target, hio_target_info* out) {
   out->offset_align = t.offset_align;
   out->mem_align = t.mem_align;
   out->emulated = t.emulated;
+  out->growable = t.growable;
   out->backend = be_->name();
   return 0;
 }

@@ -329,14 +329,14 @@ JobResult run_job(hio_engine* engine, const JobOptions& o, unsigned index, JobPr
 void prepare_target(hio_engine* engine, const JobOptions& o) {
   std::string where = "job '" + o.name + "': --filename=" + o.filename + ": ";
   bool lay_out = false;
-  uint64_t have = 0;
   if (!is_emu(o.filename)) {
     struct stat st {};
     bool exists = stat(o.filename.c_str(), &st) == 0;
     if (!exists && errno != ENOENT) throw UsageError(where + std::strerror(errno));
     if (!exists && !o.size) throw UsageError(where + "No such file or directory (give --size to create it)");
-    have = exists && S_ISREG(st.st_mode) ? uint64_t(st.st_size) : 0;
-    lay_out = (!exists || S_ISREG(st.st_mode)) && o.size > have;
+    // A missing file is created and written out; an existing one is used as
+    // it is (only writes may go past its end, extending it).
+    lay_out = !exists;
   }
   // Open as the job will, so that a wait mode the target cannot do fails here.
   QueuePtr q = make_queue(engine, o, 4);
@@ -344,7 +344,7 @@ void prepare_target(hio_engine* engine, const JobOptions& o) {
   int t = open_target(q.get(), o, lay_out, &info);
   uint64_t size = o.size ? o.size : info.size;
   if (size < o.bs) throw UsageError(where + "the target holds " + std::to_string(size) + " bytes, less than --bs");
-  if (size > info.size)
+  if (size > info.size && !(info.growable && !rw_reads(o.rw)))
     throw UsageError(where + "--size=" + std::to_string(size) + " is past the end of the target (" +
                      std::to_string(info.size) + " bytes" + (info.emulated ? "; set the capacity with emu:...,size=N)" : ")"));
   if ((o.direct || info.emulated) && o.bs % info.offset_align)
@@ -360,7 +360,7 @@ void prepare_target(hio_engine* engine, const JobOptions& o) {
   std::mt19937_64 rng(42);
   for (size_t i = 0; i < kChunk / 8; i++) static_cast<uint64_t*>(mem)[i] = rng();
   bool tty = isatty(2);
-  for (uint64_t off = have / kChunk * kChunk; off < size; off += kChunk) {
+  for (uint64_t off = 0; off < size; off += kChunk) {
     uint32_t len = uint32_t(std::min<uint64_t>(kChunk, size - off));
     if (o.direct && len % info.offset_align) len = uint32_t((len + info.offset_align - 1) / info.offset_align * info.offset_align);
     if (hio_write(q.get(), t, mem, len, off) < 0) throw UsageError(where + "laying out the file: " + hio_last_error());

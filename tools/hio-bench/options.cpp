@@ -133,8 +133,13 @@ void apply(JobOptions& o, std::string key, const std::string& value, const std::
   if (key == "readwrite") key = "rw";
   auto it = table().find(key);
   if (it == table().end())
-    throw UsageError(where + "unknown option '" + key + "' (see hio-bench --help for the supported options)");
-  it->second(o, value);
+    throw UsageError(where + "unknown option '" + (where.empty() ? "--" : "") + key +
+                     "' (see hio-bench --help for the supported options)");
+  try {
+    it->second(o, value);
+  } catch (const UsageError& e) {
+    throw UsageError(where + e.what());
+  }
   o.given[key] = value;
 }
 

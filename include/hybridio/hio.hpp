@@ -1,0 +1,87 @@
+// Thin C++ RAII wrapper over hio.h: owners that free themselves and
+// failures as hybridio::Error (the C API itself never throws).
+#pragma once
+#include <hybridio/hio.h>
+
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace hybridio {
+
+class Error : public std::runtime_error {
+ public:
+  Error(int code, const std::string& msg) : std::runtime_error(msg), code_(code) {}
+  int code() const { return code_; }  // negative errno
+
+ private:
+  int code_;
+};
+
+namespace detail {
+inline long long check(long long r) {
+  if (r < 0) throw Error(int(r), hio_last_error());
+  return r;
+}
+}  // namespace detail
+
+class Engine {
+ public:
+  Engine() { detail::check(hio_engine_create(&e_)); }
+  ~Engine() { hio_engine_destroy(e_); }
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+  hio_engine* get() const { return e_; }
+
+ private:
+  hio_engine* e_ = nullptr;
+};
+
+class Queue {
+ public:
+  Queue(Engine& e, unsigned depth, hio_wait_mode mode = HIO_WAIT_INTERRUPT, unsigned flags = 0) {
+    hio_queue_opts o{};
+    o.depth = depth;
+    o.flags = flags;
+    o.strategy.mode = mode;
+    detail::check(hio_queue_create(e.get(), &o, &q_));
+  }
+  ~Queue() { hio_queue_destroy(q_); }
+  Queue(Queue&& o) noexcept : q_(std::exchange(o.q_, nullptr)) {}
+  Queue(const Queue&) = delete;
+  Queue& operator=(const Queue&) = delete;
+  hio_queue* get() const { return q_; }
+
+  int open(const std::string& spec, unsigned flags = 0, uint64_t size = 0) {
+    hio_open_opts o{flags, size};
+    return int(detail::check(hio_queue_open(q_, spec.c_str(), &o)));
+  }
+  void set_strategy(const hio_strategy& s) { detail::check(hio_queue_set_strategy(q_, &s)); }
+  void set_mode(hio_wait_mode m) { set_strategy(hio_strategy{m, 0, 0.5}); }
+
+  unsigned submit(std::span<const hio_io> ios, unsigned flags = 0) {
+    return unsigned(detail::check(hio_submit(q_, ios.data(), unsigned(ios.size()), flags)));
+  }
+  // Returns the completions written to out.
+  unsigned reap(std::span<hio_completion> out, unsigned min_complete) {
+    return unsigned(detail::check(hio_reap(q_, out.data(), unsigned(out.size()), min_complete)));
+  }
+  uint32_t read(int target, void* buf, uint32_t len, uint64_t offset) {
+    return uint32_t(detail::check(hio_read(q_, target, buf, len, offset)));
+  }
+  uint32_t write(int target, const void* buf, uint32_t len, uint64_t offset) {
+    return uint32_t(detail::check(hio_write(q_, target, buf, len, offset)));
+  }
+  void flush(int target) { detail::check(hio_flush(q_, target)); }
+  hio_queue_stats stats() const {
+    hio_queue_stats s{};
+    detail::check(hio_queue_stats_get(q_, &s));
+    return s;
+  }
+
+ private:
+  hio_queue* q_ = nullptr;
+};
+
+}  // namespace hybridio

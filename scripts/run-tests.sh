@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Builds and runs every test: unit tests (GoogleTest), the same under
+# ASan+UBSan, the threaded suite under TSan, and hio-bench's command-line
+# tests (pytest). Stops at the first failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+
+step() { printf '\n=== %s\n' "$*"; }
+
+build() {  # dir, extra cmake flags...
+  local dir=$1; shift
+  cmake -S . -B "$dir" -G Ninja -DHIO_WERROR=ON "$@" >/dev/null
+  ninja -C "$dir" -j "$jobs"
+}
+
+step "release build + unit tests"
+build build
+(cd build && ctest --output-on-failure -j "$jobs")
+
+step "ASan+UBSan build + unit tests"
+build build-asan -DCMAKE_BUILD_TYPE=Debug -DHIO_SANITIZE=address,undefined
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 build-asan/tests/unit/hio-unit-tests
+
+step "TSan build + threaded tests"
+build build-tsan -DCMAKE_BUILD_TYPE=Debug -DHIO_SANITIZE=thread
+TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/unit/hio-unit-tests --gtest_filter='Threads*'
+
+step "hio-bench command-line tests"
+HIO_BENCH=build/hio-bench python3 -m pytest -q tests/cli

@@ -1,0 +1,158 @@
+"""Runs that work: fio's JSON layout, job files, every wait mode, verify, I/O errors."""
+import json
+import os
+import pty
+import subprocess
+
+import pytest
+
+SMALL = ["--filename=emu:pcie4,size=16m", "--size=16m"]
+
+
+def test_fio_json_layout(run_json):
+    out = run_json("--name=j", *SMALL, "--rw=randread", "--runtime=0.3", "--time_based")
+    assert "fio version" in out
+    job = out["jobs"][0]
+    for key in ("jobname", "error", "usr_cpu", "sys_cpu", "ctx", "job_runtime", "read", "write", "hybridio"):
+        assert key in job, key
+    rd = job["read"]
+    assert rd["iops"] > 0 and rd["total_ios"] > 0
+    assert rd["clat_ns"]["mean"] > 0
+    p = rd["clat_ns"]["percentile"]
+    assert "99.000000" in p and "50.000000" in p
+    assert p["50.000000"] <= p["99.000000"] <= rd["clat_ns"]["max"]
+    h = job["hybridio"]
+    assert h["emulated"] is True and h["backend"] == "emu" and h["strategy"] == "interrupt"
+    for key in ("cpu_us_per_io", "sleep_ns", "spin_ns", "mode_changes"):
+        assert key in h, key
+
+
+def test_keys_match_real_fio(run_json, disk_dir):
+    """A script that reads fio's JSON reads ours: same keys where it looks."""
+    f = disk_dir / "data"
+    f.write_bytes(os.urandom(1 << 20))
+    common = [f"--filename={f}", "--rw=randread", "--bs=4k", "--runtime=0.3", "--time_based"]
+    fio = subprocess.run(["fio", "--name=j", "--ioengine=io_uring", *common, "--output-format=json"],
+                         capture_output=True, text=True, check=True)
+    theirs = json.loads(fio.stdout)["jobs"][0]
+    ours = run_json("--name=j", *common)["jobs"][0]
+
+    def keys(d, prefix=""):
+        for k, v in d.items():
+            if k == "percentile":
+                continue
+            yield prefix + k
+            if isinstance(v, dict):
+                yield from keys(v, prefix + k + ".")
+
+    wanted = {k for k in keys(theirs) if k.split(".")[0] in ("read", "write") and k.count(".") <= 2}
+    wanted -= {k for k in wanted if any(s in k for s in ("bw_", "iops_", "_agg", "bins"))}
+    wanted |= {"jobname", "error", "usr_cpu", "sys_cpu", "ctx", "job_runtime"}
+    missing = sorted(w for w in wanted if w not in set(keys(ours)))
+    assert not missing, missing
+
+
+@pytest.mark.parametrize("mode", ["interrupt", "poll", "hybrid"])
+def test_every_mode_on_emulated(run_json, mode):
+    out = run_json("--name=j", *SMALL, "--rw=randrw", "--iodepth=8", f"--completion={mode}", "--verify=crc32c")
+    job = out["jobs"][0]
+    assert job["error"] == 0
+    assert job["read"]["total_ios"] + job["write"]["total_ios"] == (16 << 20) // 4096
+    assert job["hybridio"]["verify"]["mismatches"] == 0
+    assert job["hybridio"]["strategy"] == mode
+
+
+@pytest.mark.parametrize("mode", ["interrupt", "poll", "hybrid", "sqpoll"])
+def test_every_mode_on_file_with_verify(run_json, disk_dir, mode):
+    f = disk_dir / "data"
+    out = run_json("--name=w", f"--filename={f}", "--size=4m", "--rw=randwrite", "--bs=4k", "--iodepth=4",
+                   "--direct=1", f"--completion={mode}", "--verify=crc32c")
+    v = out["jobs"][0]["hybridio"]["verify"]
+    assert v == {"blocks_verified": 1024, "mismatches": 0}
+
+
+def test_verify_catches_corruption_on_emulated(run):
+    p = run("--name=w", "--filename=emu:pcie4,size=4m,corrupt_offset=41960", "--rw=write", "--bs=4k",
+            "--verify=crc32c", "--output-format=json")
+    assert p.returncode == 1
+    assert "block at offset 40960" in p.stderr and "crc32c" in p.stderr  # the block holding byte 41960
+    assert json.loads(p.stdout)["jobs"][0]["hybridio"]["verify"]["mismatches"] == 1
+
+
+def test_verify_catches_corruption_in_file(run, run_json, disk_dir):
+    f = disk_dir / "data"
+    run_json("--name=w", f"--filename={f}", "--size=1m", "--rw=write", "--bs=4k", "--verify=crc32c")
+    clean = run_json("--name=r", f"--filename={f}", "--rw=randread", "--bs=4k", "--verify=crc32c")
+    assert clean["jobs"][0]["hybridio"]["verify"] == {"blocks_verified": 256, "mismatches": 0}
+    with open(f, "r+b") as fh:
+        fh.seek(200_000)
+        b = fh.read(1)
+        fh.seek(200_000)
+        fh.write(bytes([b[0] ^ 0x10]))
+    p = run("--name=r", f"--filename={f}", "--rw=read", "--bs=4k", "--verify=crc32c")
+    assert p.returncode == 1
+    assert "offset 196608" in p.stderr  # the 4 KiB block holding byte 200000
+
+
+def test_injected_eio_names_operation_offset_errno(run):
+    p = run("--name=j", "--filename=emu:pcie4,size=4m,fail_offset=65536", "--rw=read", "--bs=4k")
+    assert p.returncode == 1
+    assert "read at offset 65536" in p.stderr and "errno 5" in p.stderr
+
+
+def test_job_file_with_global_section(run_json, tmp_path):
+    jf = tmp_path / "jobs.fio"
+    jf.write_text("; two jobs\n[global]\nfilename=emu:pcie4,size=8m\nsize=8m\nbs=4k\n\n"
+                  "[reader]\nrw=randread\ncompletion=poll\n\n[writer]\nrw=randwrite\niodepth=4\n")
+    out = run_json(jf)
+    names = [j["jobname"] for j in out["jobs"]]
+    assert names == ["reader", "writer"]
+    assert out["jobs"][0]["hybridio"]["strategy"] == "poll"
+    assert out["jobs"][1]["write"]["total_ios"] == 2048
+
+
+def test_command_line_overrides_job_file(run_json, tmp_path):
+    jf = tmp_path / "jobs.fio"
+    jf.write_text("[a]\nfilename=emu:pcie4,size=8m\nsize=8m\nbs=4k\n")
+    out = run_json("--bs=8k", jf)
+    assert out["jobs"][0]["read"]["total_ios"] == 1024
+
+
+def test_numjobs_runs_clones(run_json):
+    out = run_json("--name=j", *SMALL, "--numjobs=3", "--rw=randread", "--runtime=0.2", "--time_based")
+    assert len(out["jobs"]) == 3
+
+
+def test_rate_iops_caps_the_job(run_json):
+    out = run_json("--name=j", *SMALL, "--rw=randread", "--rate_iops=500", "--runtime=1", "--time_based")
+    assert out["jobs"][0]["read"]["total_ios"] <= 500 * 1.05 + 1
+
+
+def test_normal_output_says_emulated(run):
+    p = run("--name=j", *SMALL, "--runtime=0.2", "--time_based")
+    assert p.returncode == 0 and "emulated SSD" in p.stdout and "clat percentiles" in p.stdout
+
+
+def test_progress_line_on_a_terminal(hio_bench):
+    """A run longer than a few seconds shows fio's status line on a terminal."""
+    master, slave = pty.openpty()
+    p = subprocess.Popen([hio_bench, "--name=j", *SMALL, "--runtime=4", "--time_based"],
+                         stdout=subprocess.DEVNULL, stderr=slave)
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    assert p.wait(timeout=30) == 0
+    assert b"Jobs: 1" in seen and b"eta" in seen
+
+
+def test_help_and_version(run):
+    h = run("--help")
+    assert h.returncode == 0 and "--completion" in h.stdout and "--hybrid_sleep_us" in h.stdout
+    assert run("--version").stdout.startswith("hio-bench ")
