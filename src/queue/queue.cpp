@@ -187,10 +187,7 @@ int Queue::reap_locked(hio_completion* out, unsigned max, unsigned min) {
   unsigned inflight = depth_ - unsigned(free_.size());
   if (min > inflight) min = inflight;  // never wait for what was not submitted
   if (max > depth_) max = depth_;
-  if (min == 0 && unsubmitted_) {
-    if (int r = be_->submit(); r < 0) return r;
-  }
-  int got = waiter_.wait(*be_, cqes_.data(), max, min, wait_);
+  int got = waiter_.wait(*be_, cqes_.data(), max, min, unsubmitted_ > 0, wait_);
   if (got < 0) return got;
   unsubmitted_ = 0;
   uint64_t now = now_ns();

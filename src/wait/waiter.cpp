@@ -75,9 +75,13 @@ int Waiter::spin(Backend& be, Cqe* out, unsigned max, unsigned min, unsigned n, 
   return int(n);
 }
 
-int Waiter::wait(Backend& be, Cqe* out, unsigned max, unsigned min, WaitStats& st) {
+int Waiter::wait(Backend& be, Cqe* out, unsigned max, unsigned min, bool pending, WaitStats& st) {
   unsigned n = be.peek(out, max);
-  if (n >= min) return int(n);
+  if (n >= min) {
+    if (pending)
+      if (int r = be.submit(); r < 0) return r;
+    return int(n);
+  }
   st.waits++;
   auto mode = hio_wait_mode(mode_.load(std::memory_order_acquire));
   switch (mode) {

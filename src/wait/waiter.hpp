@@ -28,8 +28,10 @@ class Waiter {
   hio_strategy get() const;
 
   // Collects completions into out until at least min are there (min <= the
-  // number in flight, or this never returns). Returns the count or -errno.
-  int wait(Backend& be, Cqe* out, unsigned max, unsigned min, WaitStats& st);
+  // number in flight, or this never returns). Commands still queued in the
+  // backend (pending) reach the device whether or not it has to wait.
+  // Returns the count or -errno.
+  int wait(Backend& be, Cqe* out, unsigned max, unsigned min, bool pending, WaitStats& st);
 
   // Feeds the moving average that a fractional hybrid sleep is based on.
   void observe_latency(uint64_t ns) {
