@@ -75,7 +75,8 @@ typedef struct hio_queue_opts {
 } hio_queue_opts;
 
 int hio_queue_create(hio_engine *e, const hio_queue_opts *opts, hio_queue **out);
-/* Waits for nothing: commands still in flight are abandoned. */
+/* Waits for the commands still in flight (their completions are dropped),
+ * then frees the queue and closes its targets. */
 void hio_queue_destroy(hio_queue *q);
 
 /* Takes effect at the next reap; in-flight commands are unaffected.

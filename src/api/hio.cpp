@@ -8,6 +8,7 @@
 
 #include "api/engine.hpp"
 #include "queue/queue.hpp"
+#include "util/enum.hpp"
 #include "util/error.hpp"
 
 struct hio_engine {
@@ -54,7 +55,8 @@ int hio_engine_create(hio_engine** out) {
 void hio_engine_destroy(hio_engine* e) { delete e; }
 
 const char* hio_wait_mode_name(hio_wait_mode m) {
-  return m >= HIO_WAIT_INTERRUPT && m <= HIO_WAIT_SQPOLL ? kModeNames[m] : "unknown";
+  int v = hio::raw_enum(m);
+  return v >= HIO_WAIT_INTERRUPT && v <= HIO_WAIT_SQPOLL ? kModeNames[v] : "unknown";
 }
 
 int hio_wait_mode_parse(const char* name, hio_wait_mode* out) {

@@ -26,8 +26,18 @@ std::unique_ptr<UringBackend> UringBackend::create(unsigned depth, hio_wait_mode
     p.flags |= IORING_SETUP_SQPOLL;
     p.sq_thread_idle = 1000;  // ms before the kernel thread sleeps
   }
+  if (kernel_mode == HIO_WAIT_INTERRUPT) {
+    // Completions run as task work only when the thread enters the kernel
+    // (no IPI interrupting a poller); the TASKRUN flag in the SQ ring tells
+    // a poller's peek when to enter. A sleeper is still woken.
+    p.flags |= IORING_SETUP_COOP_TASKRUN | IORING_SETUP_TASKRUN_FLAG;
+  }
   // One CQ slot per command in flight is all a bounded queue needs.
   int r = io_uring_queue_init_params(depth, &b->ring_, &p);
+  if (r == -EINVAL && (p.flags & IORING_SETUP_COOP_TASKRUN)) {  // Linux < 5.19
+    p = io_uring_params{};
+    r = io_uring_queue_init_params(depth, &b->ring_, &p);
+  }
   if (r < 0) {
     if (kernel_mode == HIO_WAIT_HYBRID_IOPOLL && r == -EINVAL)
       failf(EOPNOTSUPP, "wait mode 'hybrid_iopoll' needs Linux 6.13 or later (io_uring_setup: %s)",

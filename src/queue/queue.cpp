@@ -1,10 +1,12 @@
 #include "queue/queue.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 
 #include "backend/uring_backend.hpp"
 #include "util/clock.hpp"
+#include "util/enum.hpp"
 #include "util/error.hpp"
 
 namespace hio {
@@ -43,6 +45,16 @@ Queue::Queue(const hio_queue_opts& o, EmuDeviceProvider emu)
   reset_counters();
 }
 
+Queue::~Queue() {
+  if (!be_) return;
+  unsigned left = depth_ - unsigned(free_.size());
+  while (left > 0) {
+    int r = be_->wait(cqes_.data(), depth_);
+    if (r < 0) break;  // the ring is unusable: closing it cancels the rest
+    left -= std::min(left, unsigned(r));
+  }
+}
+
 std::unique_lock<std::mutex> Queue::guard() {
   return shared_ ? std::unique_lock<std::mutex>(mu_) : std::unique_lock<std::mutex>();
 }
@@ -52,6 +64,10 @@ int Queue::open(const std::string& spec, const hio_open_opts& opts) {
   if (opts.flags & ~(HIO_OPEN_DIRECT | HIO_OPEN_CREATE | HIO_OPEN_RDONLY))
     return failf(EINVAL, "open %s: unknown flags 0x%x", spec.c_str(), opts.flags);
   bool emu = spec.rfind("emu:", 0) == 0;
+  // The first target that opens fixes the backend; a failed open leaves the
+  // queue as it was (free to take another strategy or backend).
+  std::unique_ptr<Backend> fresh;
+  hio_wait_mode ring_mode = ring_mode_;
   if (!be_) {
     hio_wait_mode m = waiter_.get().mode;
     if (emu) {
@@ -60,19 +76,24 @@ int Queue::open(const std::string& spec, const hio_open_opts& opts) {
                      "wait mode '%s' is a kernel-side mode for a real device; the emulated SSD %s has no "
                      "kernel queue (use poll, hybrid or interrupt)",
                      hio_wait_mode_name(m), spec.c_str());
-      be_ = EmuBackend::create(emu_);
+      fresh = EmuBackend::create(emu_);
     } else {
-      ring_mode_ = is_kernel_mode(m) ? m : HIO_WAIT_INTERRUPT;
-      be_ = UringBackend::create(depth_, ring_mode_);
+      ring_mode = is_kernel_mode(m) ? m : HIO_WAIT_INTERRUPT;
+      fresh = UringBackend::create(depth_, ring_mode);
     }
-    if (!be_) return -EINVAL;
+    if (!fresh) return -EINVAL;
   } else if (emu != (std::string(be_->name()) == "emu")) {
     return failf(EINVAL, "open %s: this queue's backend is '%s'; a queue serves one backend", spec.c_str(),
                  be_->name());
   }
+  Backend& be = fresh ? *fresh : *be_;
   TargetInfo info;
-  int id = be_->open(spec, opts, &info);
+  int id = be.open(spec, opts, &info);
   if (id < 0) return id;
+  if (fresh) {
+    be_ = std::move(fresh);
+    ring_mode_ = ring_mode;
+  }
   if (size_t(id) >= targets_.size()) targets_.resize(size_t(id) + 1);
   targets_[size_t(id)] = info;
   return id;
@@ -111,11 +132,12 @@ int Queue::set_strategy(const hio_strategy& s) {
 }
 
 int Queue::validate(const hio_io& io) {
+  int op_raw = raw_enum(io.op);
+  if (op_raw < HIO_OP_READ || op_raw > HIO_OP_FLUSH) return failf(EINVAL, "unknown operation %d", op_raw);
   if (io.target < 0 || size_t(io.target) >= targets_.size())
     return failf(EBADF, "%s: no target %d on this queue", op_name(io.op), io.target);
   const TargetInfo& t = targets_[size_t(io.target)];
   if (io.op == HIO_OP_FLUSH) return 0;
-  if (io.op != HIO_OP_READ && io.op != HIO_OP_WRITE) return failf(EINVAL, "unknown operation %d", int(io.op));
   const char* op = op_name(io.op);
   if (io.len == 0 || !io.buf)
     return failf(EINVAL, "%s at offset %llu of %s: empty buffer", op, (unsigned long long)io.offset, t.name.c_str());
@@ -133,7 +155,8 @@ int Queue::validate(const hio_io& io) {
   }
   // A write may extend a regular file; nothing else may cross the end.
   bool extends = io.op == HIO_OP_WRITE && t.growable;
-  if (io.offset + io.len > t.size && !extends)
+  // Written so that offset + len cannot wrap around.
+  if ((io.len > t.size || io.offset > t.size - io.len) && !(extends && io.offset <= UINT64_MAX - io.len))
     return failf(EINVAL, "%s at offset %llu, length %u, of %s: past the end (size %llu)", op,
                  (unsigned long long)io.offset, io.len, t.name.c_str(), (unsigned long long)t.size);
   return 0;
@@ -177,7 +200,7 @@ int Queue::reap(hio_completion* out, unsigned max, unsigned min) {
     out[n++] = stash_.front();
     stash_.pop_front();
   }
-  if (n >= min || n == max) return int(n);
+  if (n == max || (min > 0 && n >= min)) return int(n);
   int r = reap_locked(out + n, max - n, min - n);
   return r < 0 ? r : int(n) + r;
 }

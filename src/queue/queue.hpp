@@ -22,6 +22,9 @@ class Queue {
  public:
   // Returns nullptr with the message set for bad options.
   static std::unique_ptr<Queue> create(const hio_queue_opts& opts, EmuDeviceProvider emu);
+  // Waits for the commands still in flight: the device may write into
+  // their buffers until they complete.
+  ~Queue();
 
   int open(const std::string& spec, const hio_open_opts& opts);
   int target_info(int target, hio_target_info* out);

@@ -6,6 +6,7 @@
 #include <cerrno>
 
 #include "util/clock.hpp"
+#include "util/enum.hpp"
 #include "util/error.hpp"
 
 namespace hio {
@@ -36,8 +37,8 @@ bool is_kernel_mode(hio_wait_mode m) {
 }
 
 int Waiter::validate(const hio_strategy& s) {
-  if (s.mode < HIO_WAIT_INTERRUPT || s.mode > HIO_WAIT_SQPOLL)
-    return failf(EINVAL, "unknown wait mode %d", int(s.mode));
+  int m = raw_enum(s.mode);
+  if (m < HIO_WAIT_INTERRUPT || m > HIO_WAIT_SQPOLL) return failf(EINVAL, "unknown wait mode %d", m);
   if (!(s.hybrid_fraction >= 0.0 && s.hybrid_fraction <= 10.0))
     return failf(EINVAL, "hybrid sleep fraction %g is outside 0..10", s.hybrid_fraction);
   if (s.hybrid_sleep_ns > 1000000000ull)
@@ -67,9 +68,9 @@ uint64_t Waiter::hybrid_sleep_ns() const {
 int Waiter::spin(Backend& be, Cqe* out, unsigned max, unsigned min, unsigned n, WaitStats& st) {
   uint64_t t0 = now_ns();
   while (n < min) {
-    unsigned got = be.peek(out + n, max - n);
-    if (got == 0) cpu_relax();
-    n += got;
+    // No PAUSE in this loop: under KVM a PAUSE loop triggers pause-loop
+    // exits, which deschedule the spinning vCPU just when it should react.
+    n += be.peek(out + n, max - n);
   }
   st.spin_ns += now_ns() - t0;
   return int(n);

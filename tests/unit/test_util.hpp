@@ -115,8 +115,10 @@ inline const std::string& scratch_dir() {
   return dir;
 }
 
-#define REQUIRE_SCRATCH() \
-  if (::hiotest::scratch_dir().empty()) GTEST_SKIP() << "no directory here supports O_DIRECT"
+#define REQUIRE_SCRATCH()                                                                       \
+  do {                                                                                          \
+    if (::hiotest::scratch_dir().empty()) GTEST_SKIP() << "no directory here supports O_DIRECT"; \
+  } while (0)
 
 // A unique path in scratch_dir(), removed at destruction.
 class TempFile {

@@ -1,0 +1,85 @@
+// hio-bench's --verify=crc32c blocks: checksum, fill, and detection of any
+// single flipped bit or a block read from the wrong place.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "test_util.hpp"
+#include "verify.hpp"
+
+using hiotest::Buf;
+using hiotest::aligned_buf;
+
+TEST(Verify, Crc32cCheckValue) {
+  // The standard CRC-32C (Castagnoli) check value.
+  EXPECT_EQ(hiobench::crc32c("123456789", 9), 0xE3069283u);
+  EXPECT_EQ(hiobench::crc32c("", 0), 0u);
+  // RFC 3720 B.4: 32 bytes of zeros, and of 0xff.
+  std::vector<uint8_t> z(32, 0), f(32, 0xff);
+  EXPECT_EQ(hiobench::crc32c(z.data(), z.size()), 0x8A9136AAu);
+  EXPECT_EQ(hiobench::crc32c(f.data(), f.size()), 0x62A8AB43u);
+}
+
+class VerifyLen : public testing::TestWithParam<uint32_t> {};
+
+TEST_P(VerifyLen, FillThenCheckIsClean) {
+  uint32_t len = GetParam();
+  Buf b = aligned_buf(len);
+  hiobench::verify_fill(b.get(), len, 1 * hiotest::MiB, 42);
+  EXPECT_EQ(hiobench::verify_check(b.get(), len, 1 * hiotest::MiB), "");
+}
+
+TEST(Verify, FillDependsOnOffsetAndSeed) {
+  for (uint32_t len : {512u, 4096u, 1u << 20}) {
+    Buf a = aligned_buf(len), b = aligned_buf(len), c = aligned_buf(len);
+    hiobench::verify_fill(a.get(), len, 0, 1);
+    hiobench::verify_fill(b.get(), len, 4096, 1);
+    hiobench::verify_fill(c.get(), len, 0, 2);
+    // Compare the data after the 32-byte header, which names offset and seed.
+    EXPECT_NE(std::memcmp(a.get() + 32, b.get() + 32, len - 32), 0) << len;
+    EXPECT_NE(std::memcmp(a.get() + 32, c.get() + 32, len - 32), 0) << len;
+  }
+}
+
+TEST_P(VerifyLen, AnySingleBitFlipIsDetected) {
+  uint32_t len = GetParam();
+  Buf b = aligned_buf(len);
+  const uint64_t off = 8192;
+  hiobench::verify_fill(b.get(), len, off, 7);
+  // Every field of the header (magic, crc, offset, length, pad, seed), the
+  // first data byte, the middle and the very last bit.
+  std::vector<size_t> bits = {0, 31, 32, 63, 64, 127, 128, 159, 160, 191, 192, 255};
+  for (size_t bit : {size_t(256), size_t(len) * 4, size_t(len) * 8 - 1}) bits.push_back(bit);
+  for (size_t bit : bits) {
+    if (bit >= size_t(len) * 8) continue;
+    b[bit / 8] ^= uint8_t(1u << (bit % 8));
+    EXPECT_NE(hiobench::verify_check(b.get(), len, off), "") << "bit " << bit << " of " << len;
+    b[bit / 8] ^= uint8_t(1u << (bit % 8));
+  }
+  EXPECT_EQ(hiobench::verify_check(b.get(), len, off), "");
+}
+
+TEST_P(VerifyLen, WrongOffsetIsDetected) {
+  uint32_t len = GetParam();
+  Buf b = aligned_buf(len);
+  hiobench::verify_fill(b.get(), len, 1 << 20, 3);
+  std::string msg = hiobench::verify_check(b.get(), len, (1 << 20) + len);
+  EXPECT_NE(msg, "");
+  EXPECT_TRUE(hiotest::Contains(msg, std::to_string(1 << 20)));  // names the offset it holds
+}
+
+INSTANTIATE_TEST_SUITE_P(Lengths, VerifyLen, testing::Values(32u, 33u, 512u, 4096u, 1u << 20),
+                         [](const auto& info) { return std::to_string(info.param); });
+
+TEST(Verify, ZeroedBlockHasBadMagic) {
+  Buf b = aligned_buf(4096);
+  EXPECT_TRUE(hiotest::Contains(hiobench::verify_check(b.get(), 4096, 0), "magic"));
+}
+
+TEST(Verify, BlockOfAnotherLength) {
+  Buf b = aligned_buf(8192);
+  hiobench::verify_fill(b.get(), 8192, 0, 1);
+  EXPECT_TRUE(hiotest::Contains(hiobench::verify_check(b.get(), 4096, 0), "length 8192"));
+}
