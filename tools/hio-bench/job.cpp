@@ -3,9 +3,11 @@
 #include <sched.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <time.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -17,8 +19,6 @@
 
 namespace hiobench {
 namespace {
-
-std::string api_error(const std::string& what) { return what + ": " + hio_last_error(); }
 
 struct QueueDeleter {
   void operator()(hio_queue* q) const { hio_queue_destroy(q); }
@@ -206,7 +206,7 @@ class Runner {
         free_.pop_back();
         hio_io io{pick_op(), target_, buf(slot), o_.bs, gen.next() * o_.bs, slot};
         if (io.op == HIO_OP_WRITE && o_.verify) verify_fill(io.buf, o_.bs, io.offset, rng_());
-        if (int e = hio_submit(q_.get(), &io, 1, HIO_SUBMIT_DEFER); e < 0) {
+        if (int e = hio_submit(q_.get(), &io, 1, 0); e < 0) {
           r.error = -e;
           r.error_msg = hio_last_error();
           free_.push_back(slot);
@@ -271,16 +271,16 @@ class Runner {
         unsigned slot = free_.back();
         free_.pop_back();
         hio_io io{HIO_OP_READ, target_, buf(slot), o_.bs, todo[next++], slot};
-        if (hio_submit(q_.get(), &io, 1, HIO_SUBMIT_DEFER) < 0) {
+        if (hio_submit(q_.get(), &io, 1, 0) < 0) {
           r.error = EIO;
-          r.error_msg = api_error("verify");
+          r.error_msg = std::string("verify: ") + hio_last_error();
           return;
         }
       }
       int n = hio_reap(q_.get(), comps_.data(), unsigned(comps_.size()), 1);
       if (n < 0) {
         r.error = -n;
-        r.error_msg = api_error("verify");
+        r.error_msg = std::string("verify: ") + hio_last_error();
         return;
       }
       for (int i = 0; i < n; i++) {
@@ -326,9 +326,48 @@ JobResult run_job(hio_engine* engine, const JobOptions& o, unsigned index, JobPr
   return r;
 }
 
+namespace {
+
+// Writes a missing file out for real under a temporary name, then renames
+// it: reads of a sparse or preallocated file would never reach the device,
+// and an interrupted layout must not leave a half-written file behind.
+void lay_out(hio_engine* engine, const JobOptions& o, const std::string& where) {
+  JobOptions tmp = o;
+  tmp.filename = o.filename + ".hio-layout";
+  tmp.completion = HIO_WAIT_INTERRUPT;
+  QueuePtr q = make_queue(engine, tmp, 1);
+  hio_target_info info{};
+  int t = open_target(q.get(), tmp, true, &info);
+  constexpr uint32_t kChunk = 1u << 20;
+  std::unique_ptr<void, FreeDeleter> mem(std::aligned_alloc(4096, kChunk));
+  std::mt19937_64 rng(42);
+  for (size_t i = 0; i < kChunk / 8; i++) static_cast<uint64_t*>(mem.get())[i] = rng();
+  bool tty = isatty(2);
+  auto failed = [&](const char* what) {
+    std::string msg = where + what + ": " + hio_last_error();
+    std::remove(tmp.filename.c_str());
+    throw RunError(msg);
+  };
+  for (uint64_t off = 0; off < o.size; off += kChunk) {
+    uint32_t len = uint32_t(std::min<uint64_t>(kChunk, o.size - off));
+    if (o.direct && len % info.offset_align) len = (len + info.offset_align - 1) / info.offset_align * info.offset_align;
+    if (hio_write(q.get(), t, mem.get(), len, off) < 0) failed("laying out the file");
+    if (tty && (off / kChunk) % 64 == 0)
+      std::fprintf(stderr, "\rLaying out %s: %llu of %llu MiB", o.filename.c_str(), (unsigned long long)(off >> 20),
+                   (unsigned long long)(o.size >> 20));
+  }
+  if (hio_flush(q.get(), t) < 0) failed("flushing the laid-out file");
+  if (std::rename(tmp.filename.c_str(), o.filename.c_str()) != 0) {
+    std::remove(tmp.filename.c_str());
+    throw RunError(where + "renaming the laid-out file: " + std::strerror(errno));
+  }
+  if (tty) std::fprintf(stderr, "\rLaid out %s: %llu MiB%20s\n", o.filename.c_str(), (unsigned long long)(o.size >> 20), "");
+}
+
+}  // namespace
+
 void prepare_target(hio_engine* engine, const JobOptions& o) {
   std::string where = "job '" + o.name + "': --filename=" + o.filename + ": ";
-  bool lay_out = false;
   if (!is_emu(o.filename)) {
     struct stat st {};
     bool exists = stat(o.filename.c_str(), &st) == 0;
@@ -336,40 +375,22 @@ void prepare_target(hio_engine* engine, const JobOptions& o) {
     if (!exists && !o.size) throw UsageError(where + "No such file or directory (give --size to create it)");
     // A missing file is created and written out; an existing one is used as
     // it is (only writes may go past its end, extending it).
-    lay_out = !exists;
+    if (!exists) lay_out(engine, o, where);
   }
   // Open as the job will, so that a wait mode the target cannot do fails here.
-  QueuePtr q = make_queue(engine, o, 4);
+  QueuePtr q = make_queue(engine, o, 1);
   hio_target_info info{};
-  int t = open_target(q.get(), o, lay_out, &info);
+  open_target(q.get(), o, false, &info);
   uint64_t size = o.size ? o.size : info.size;
   if (size < o.bs) throw UsageError(where + "the target holds " + std::to_string(size) + " bytes, less than --bs");
   if (size > info.size && !(info.growable && !rw_reads(o.rw)))
     throw UsageError(where + "--size=" + std::to_string(size) + " is past the end of the target (" +
-                     std::to_string(info.size) + " bytes" + (info.emulated ? "; set the capacity with emu:...,size=N)" : ")"));
+                     std::to_string(info.size) + " bytes" +
+                     (info.emulated ? "; set the capacity with emu:...,size=N)" : ")"));
   if ((o.direct || info.emulated) && o.bs % info.offset_align)
     throw UsageError(where + "--bs=" + std::to_string(o.bs) + " is not a multiple of the " +
                      std::to_string(info.offset_align) + "-byte alignment " +
                      (info.emulated ? "of the emulated device" : "that --direct=1 needs here"));
-  if (!lay_out) return;
-  // Write the file out for real: reads of a sparse or preallocated file
-  // would never reach the device.
-  constexpr uint32_t kChunk = 1u << 20;
-  void* mem = std::aligned_alloc(4096, kChunk);
-  std::unique_ptr<void, FreeDeleter> hold(mem);
-  std::mt19937_64 rng(42);
-  for (size_t i = 0; i < kChunk / 8; i++) static_cast<uint64_t*>(mem)[i] = rng();
-  bool tty = isatty(2);
-  for (uint64_t off = 0; off < size; off += kChunk) {
-    uint32_t len = uint32_t(std::min<uint64_t>(kChunk, size - off));
-    if (o.direct && len % info.offset_align) len = uint32_t((len + info.offset_align - 1) / info.offset_align * info.offset_align);
-    if (hio_write(q.get(), t, mem, len, off) < 0) throw UsageError(where + "laying out the file: " + hio_last_error());
-    if (tty && (off / kChunk) % 64 == 0)
-      fprintf(stderr, "\rLaying out %s: %llu of %llu MiB", o.filename.c_str(), (unsigned long long)(off >> 20),
-              (unsigned long long)(size >> 20));
-  }
-  if (hio_flush(q.get(), t) < 0) throw UsageError(where + "flushing the laid-out file: " + hio_last_error());
-  if (tty) fprintf(stderr, "\rLaid out %s: %llu MiB%20s\n", o.filename.c_str(), (unsigned long long)(size >> 20), "");
 }
 
 }  // namespace hiobench

@@ -3,6 +3,7 @@
 #pragma once
 #include <atomic>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,12 @@ struct JobResult {
   std::string first_mismatch;
 };
 
+// An I/O failure outside a job's measured run (laying out its file):
+// main reports it and exits with status 1.
+struct RunError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 // The percentiles fio reports.
 const std::vector<double>& fio_percentiles();
 
@@ -46,8 +53,9 @@ const std::vector<double>& fio_percentiles();
 // problems found before any I/O (bad target, alignment, range).
 JobResult run_job(hio_engine* engine, const JobOptions& o, unsigned index, JobProgress& progress);
 
-// Checks the target and, for a missing or short regular file, creates it
-// and writes it out to --size (as fio lays out its files). Throws UsageError.
+// Checks the target and, for a missing file, creates it and writes it out
+// to --size (as fio lays out its files). Throws UsageError for bad input,
+// RunError for an I/O error while laying out.
 void prepare_target(hio_engine* engine, const JobOptions& o);
 
 }  // namespace hiobench

@@ -62,6 +62,10 @@ int main(int argc, char** argv) {
   } catch (const UsageError& e) {
     hio_engine_destroy(engine);
     return usage_error(e.what());
+  } catch (const RunError& e) {
+    hio_engine_destroy(engine);
+    std::fprintf(stderr, "hio-bench: %s\n", e.what());
+    return 1;
   }
   hio_engine_destroy(engine);
 
