@@ -58,8 +58,8 @@ def main():
         m_iops, s_iops = median_spread(iops)
         m_cpu = statistics.median(cpu)
         limit = min(ceiling, m_cpu)
-        print(f"| {p} | {m_lat:.2f} µs (±{s_lat / 2:.0f}%) | {lat_us} + {m_over:.2f} = {lat_us + m_over:.2f} µs | "
-              f"**{m_lat / (lat_us + m_over):.3f}** | {m_iops / 1e3:.0f}K (±{s_iops / 2:.0f}%) | {ceiling / 1e3:.0f}K | "
+        print(f"| {p} | {m_lat:.2f} µs (±{s_lat / 2:.1f}%) | {lat_us} + {m_over:.2f} = {lat_us + m_over:.2f} µs | "
+              f"**{m_lat / (lat_us + m_over):.3f}** | {m_iops / 1e3:.0f}K (±{s_iops / 2:.1f}%) | {ceiling / 1e3:.0f}K | "
               f"{m_cpu / 1e3:.0f}K | **{m_iops / limit:.3f}** | {'CPU' if m_cpu < ceiling else 'device ceiling'} |",
               flush=True)
     print(f"\n{a.repeats} runs of {a.runtime:g} s per figure; ± is half the spread (max−min) over the median.")

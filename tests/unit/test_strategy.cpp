@@ -352,40 +352,33 @@ TEST(Stats, ResetZeroes) {
 }
 
 // The wait counters say how each strategy waited (counters, not timings).
-TEST(Stats, PollSpinsAndNeverSleeps) {
+namespace {
+hio_queue_stats stats_after_io(hio_strategy s, const char* spec) {
   Engine e;
-  Queue q(e, 4, strat(HIO_WAIT_POLL));
-  int t = hio_queue_open(q, "emu:lat_us=5,iops=200000,size=4m", nullptr);
-  ASSERT_GE(t, 0) << hio_last_error();
+  Queue q(e, 4, s);
+  int t = hio_queue_open(q, spec, nullptr);
+  EXPECT_GE(t, 0) << hio_last_error();
   do_io(q, t, 20);
   hio_queue_stats st{};
-  ASSERT_EQ(hio_queue_stats_get(q, &st), 0);
+  EXPECT_EQ(hio_queue_stats_get(q, &st), 0);
   EXPECT_GT(st.waits, 0u);
+  return st;
+}
+}  // namespace
+
+TEST(Stats, PollSpinsAndNeverSleeps) {
+  hio_queue_stats st = stats_after_io(strat(HIO_WAIT_POLL), "emu:lat_us=5,iops=200000,size=4m");
   EXPECT_GT(st.spin_ns, 0u);
   EXPECT_EQ(st.sleep_ns, 0u);
 }
 
 TEST(Stats, InterruptSleepsAndNeverSpins) {
-  Engine e;
-  Queue q(e, 4, strat(HIO_WAIT_INTERRUPT));
-  int t = hio_queue_open(q, "emu:lat_us=5,iops=200000,size=4m", nullptr);
-  ASSERT_GE(t, 0) << hio_last_error();
-  do_io(q, t, 20);
-  hio_queue_stats st{};
-  ASSERT_EQ(hio_queue_stats_get(q, &st), 0);
-  EXPECT_GT(st.waits, 0u);
+  hio_queue_stats st = stats_after_io(strat(HIO_WAIT_INTERRUPT), "emu:lat_us=5,iops=200000,size=4m");
   EXPECT_GT(st.sleep_ns, 0u);
   EXPECT_EQ(st.spin_ns, 0u);
 }
 
 TEST(Stats, HybridSleepsFirst) {
-  Engine e;
-  Queue q(e, 4, strat(HIO_WAIT_HYBRID, 2000));
-  int t = hio_queue_open(q, "emu:lat_us=20,iops=200000,size=4m", nullptr);
-  ASSERT_GE(t, 0) << hio_last_error();
-  do_io(q, t, 20);
-  hio_queue_stats st{};
-  ASSERT_EQ(hio_queue_stats_get(q, &st), 0);
-  EXPECT_GT(st.waits, 0u);
+  hio_queue_stats st = stats_after_io(strat(HIO_WAIT_HYBRID, 2000), "emu:lat_us=20,iops=200000,size=4m");
   EXPECT_GT(st.sleep_ns, 0u);
 }
