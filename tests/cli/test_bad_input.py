@@ -114,3 +114,7 @@ def test_missing_job_file(run, tmp_path):
 def test_unwritable_output(run, tmp_path):
     p = run("--name=j", "--filename=emu:pcie4,size=1m", "--size=64k", f"--output={tmp_path}/no/dir/out.json")
     assert p.returncode == 2 and "--output=" in p.stderr
+
+
+def test_cpus_allowed_not_on_this_machine(run):
+    assert_usage_error(run("--name=j", EMU, "--cpus_allowed=1000"), "--cpus_allowed=1000")

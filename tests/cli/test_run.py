@@ -156,3 +156,15 @@ def test_help_and_version(run):
     h = run("--help")
     assert h.returncode == 0 and "--completion" in h.stdout and "--hybrid_sleep_us" in h.stdout
     assert run("--version").stdout.startswith("hio-bench ")
+
+
+def test_ramp_time_is_not_measured(run_json):
+    """At a capped rate, the I/O of the ramp does not count in the result."""
+    out = run_json("--name=j", *SMALL, "--rw=randread", "--rate_iops=1000", "--ramp_time=0.5", "--runtime=0.5",
+                   "--time_based")
+    assert out["jobs"][0]["read"]["total_ios"] <= 500 * 1.05 + 1
+
+
+def test_cpus_allowed_pins_the_job(run_json):
+    out = run_json("--name=j", *SMALL, "--cpus_allowed=0", "--runtime=0.2", "--time_based")
+    assert out["jobs"][0]["error"] == 0 and out["jobs"][0]["job options"]["cpus_allowed"] == "0"

@@ -66,7 +66,9 @@ void pin(const JobOptions& o) {
   CPU_ZERO(&set);
   for (int c : o.cpus) CPU_SET(c, &set);
   if (sched_setaffinity(0, sizeof set, &set) != 0)
-    throw UsageError("job '" + o.name + "': --cpus_allowed: " + std::strerror(errno));
+    throw UsageError("job '" + o.name + "': --cpus_allowed=" + o.given.at("cpus_allowed") +
+                     ": none of these CPUs is available (" + std::strerror(errno) + "; this machine has " +
+                     std::to_string(sysconf(_SC_NPROCESSORS_ONLN)) + " online)");
 }
 
 // Block indices in a full-period permutation (a*i + c mod n): random order,
