@@ -34,6 +34,12 @@ int main(int argc, char** argv) {
     std::fputs(usage_text(), stdout);
     return 0;
   }
+  if (inv.list_strategies) {
+    for (int m = HIO_WAIT_INTERRUPT; m <= HIO_WAIT_SQPOLL; m++)
+      std::printf("%s\t%s\n", hio_wait_mode_name(hio_wait_mode(m)),
+                  m <= HIO_WAIT_HYBRID ? "user-space" : "kernel-side");
+    return 0;
+  }
   if (inv.version) {
     std::printf("hio-bench %s\n", hio_version());
     return 0;

@@ -218,6 +218,10 @@ Invocation parse_invocation(int argc, char** argv) {
       inv.version = true;
       continue;
     }
+    if (a == "--list-strategies") {
+      inv.list_strategies = true;
+      continue;
+    }
     if (a.rfind("--", 0) != 0) {
       if (!a.empty() && a[0] == '-') throw UsageError("unknown option '" + a + "' (see hio-bench --help)");
       read_job_file(a, file_jobs);
@@ -256,7 +260,7 @@ Invocation parse_invocation(int argc, char** argv) {
       apply(cli_jobs.back(), k, v, "");
     }
   }
-  if (inv.help || inv.version) return inv;
+  if (inv.help || inv.version || inv.list_strategies) return inv;
   // Command-line options before the first --name apply to every job, the
   // job files' included.
   for (auto& j : file_jobs)
@@ -328,6 +332,7 @@ Job options:
 Global options:
   --output-format=normal|json   json has fio's layout plus a "hybridio" key per job
   --output=FILE                 write the report to FILE
+  --list-strategies             print the wait strategies, one a line
   --help, --version
 
 Exit status: 0 success, 1 an I/O error or verify mismatch, 2 bad input.

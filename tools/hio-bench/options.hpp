@@ -42,7 +42,7 @@ struct Invocation {
   std::vector<JobOptions> jobs;  // numjobs already expanded
   std::string output_format = "normal";
   std::string output;  // file; empty: stdout
-  bool help = false, version = false;
+  bool help = false, version = false, list_strategies = false;
 };
 
 // Parses argv (job files are positional). Throws UsageError.
