@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: deps build test study bench-fio unit sanitize cli clean
+.PHONY: build test study strategies bench-fio clean
 
 build:
 	scripts/deps.sh build
@@ -16,9 +16,15 @@ test:
 	scripts/deps.sh test
 	scripts/run-tests.sh
 
-# The main job: hio-bench's wait strategies compared on a file in the system
-# temp directory and on the emulated PCIe 4.0 SSD.
+# The main job: the contention study on its default targets (a file in the
+# system temp directory, emu:pcie3, emu:pcie4); prints where the report is.
+# STUDY_ARGS=--quick for a two-minute version.
 study: build
+	scripts/deps.sh study
+	python3 -m hybridio.study --hio-bench $(BUILD)/hio-bench $(STUDY_ARGS)
+
+# hio-bench's wait strategies side by side, without a co-runner.
+strategies: build
 	python3 bench/compare_strategies.py --hio-bench $(BUILD)/hio-bench
 
 # hio-bench against fio on the same file (docs/benchmarks.md).

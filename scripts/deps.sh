@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Installs what hybridio needs on Debian 12, or says exactly what is missing.
-# Usage: scripts/deps.sh [build|test|bench]   (each includes the previous)
+# Usage: scripts/deps.sh build|study|test|bench
 set -euo pipefail
 level=${1:-build}
 
 apt_pkgs=(cmake ninja-build g++ pkg-config liburing-dev nlohmann-json3-dev libisal-dev)
 case "$level" in
-  test) apt_pkgs+=(libgtest-dev fio) ;;
-  bench) apt_pkgs+=(libgtest-dev fio stress-ng) ;;
   build) ;;
-  *) echo "deps.sh: unknown level '$level' (build, test, bench)" >&2; exit 2 ;;
+  study) apt_pkgs+=(stress-ng) ;;
+  test) apt_pkgs+=(libgtest-dev fio stress-ng chromium) ;;
+  bench) apt_pkgs+=(fio stress-ng) ;;
+  *) echo "deps.sh: unknown level '$level' (build, study, test, bench)" >&2; exit 2 ;;
 esac
 
 missing=()
@@ -32,9 +33,18 @@ if ((${#missing[@]})); then
   fi
 fi
 
-if [ "$level" != build ]; then
-  python3 -c 'import pytest' 2>/dev/null || python3 -m pip install -q pytest || {
-    echo "Missing Python package pytest: python3 -m pip install pytest" >&2
+# The study's Python package (hio-study) and its dependencies, editable so
+# that it runs the hio-bench of this checkout.
+pip_install() {
+  python3 -m pip install -q --disable-pip-version-check "$@" || {
+    echo "Could not install Python packages: python3 -m pip install $*" >&2
     exit 1
   }
+}
+if [ "$level" != build ]; then
+  python3 -c 'import hybridio.study' 2>/dev/null && command -v hio-study >/dev/null ||
+    pip_install -e "$(dirname "$0")/../python"
+fi
+if [ "$level" = test ]; then
+  python3 -c 'import pytest' 2>/dev/null || pip_install pytest
 fi

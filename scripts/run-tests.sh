@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs every test: unit tests (GoogleTest), the same under
 # ASan+UBSan, the threaded suite under TSan, and hio-bench's command-line
-# tests (pytest). Stops at the first failure.
+# tests and the study's tests (pytest). Stops at the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -26,5 +26,5 @@ step "TSan build + threaded tests"
 build build-tsan -DCMAKE_BUILD_TYPE=Debug -DHIO_SANITIZE=thread
 TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/unit/hio-unit-tests --gtest_filter='Threads*'
 
-step "hio-bench command-line tests"
-HIO_BENCH=build/hio-bench python3 -m pytest -q tests/cli
+step "hio-bench command-line tests, hio-study tests (pytest)"
+HIO_BENCH=build/hio-bench python3 -m pytest -q tests/cli tests/python

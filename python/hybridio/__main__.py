@@ -1,0 +1,5 @@
+import sys
+
+from .study import main
+
+sys.exit(main())

@@ -1,0 +1,125 @@
+"""The co-runner: stress-ng as the CPU-bound (or memory-bound) application
+sharing the I/O's cores, with its throughput (bogo ops/s) as a result."""
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+
+from .errors import UsageError
+
+KINDS = ("cpu", "memory")
+
+
+def check_installed():
+    if not shutil.which("stress-ng"):
+        raise UsageError("stress-ng is missing: install it with `apt-get install -y stress-ng`")
+
+
+def parse_yaml_ops(text):
+    """bogo-ops-per-second-real-time summed over the stressors of a stress-ng --yaml file."""
+    rates = re.findall(r"bogo-ops-per-second-real-time:\s*([0-9.eE+-]+)", text)
+    if not rates:
+        raise ValueError("no bogo-ops-per-second-real-time in stress-ng's output")
+    return sum(float(r) for r in rates)
+
+
+class CoRunner:
+    """stress-ng on `cpus` for `seconds`, at `load_pct` percent of each core.
+
+    cpu: one --cpu worker per core, dialled with --cpu-load. memory: one
+    --stream worker per core (memory-bandwidth bound, as SPEC's mcf is
+    memory bound), dialled by stopping and continuing it (as cpulimit does).
+    Use as a context manager: leaving the block kills whatever still runs.
+    """
+
+    def __init__(self, kind, load_pct, cpus, seconds):
+        if kind not in KINDS:
+            raise UsageError(f"unknown co-runner {kind!r} (co-runners: {', '.join(KINDS)})")
+        self.kind, self.load, self.cpus, self.seconds = kind, load_pct, cpus, int(seconds)
+        self.proc = None
+        self._yaml = None
+        self._stop = threading.Event()
+        self._duty = None
+
+    def command(self, yaml_path):
+        n = max(1, len(expand_cpus(self.cpus)))
+        cmd = ["stress-ng", f"--timeout={self.seconds}s", "--metrics-brief", f"--yaml={yaml_path}",
+               f"--taskset={self.cpus}"]
+        if self.kind == "cpu":
+            cmd += [f"--cpu={n}", f"--cpu-load={self.load}"]
+        else:
+            cmd += [f"--stream={n}"]
+        return cmd
+
+    def __enter__(self):
+        fd, self._yaml = tempfile.mkstemp(prefix="hio-corunner-", suffix=".yaml")
+        os.close(fd)
+        # Its own session: a terminal's Ctrl-C reaches the study, which kills
+        # the whole group, and nothing of it outlives the study.
+        self.proc = subprocess.Popen(self.command(self._yaml), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                     start_new_session=True)
+        if self.kind == "memory" and self.load < 100:
+            self._duty = threading.Thread(target=self._duty_cycle, daemon=True)
+            self._duty.start()
+        return self
+
+    def _duty_cycle(self, period=0.01):
+        on = period * self.load / 100
+        while not self._stop.is_set() and self.proc.poll() is None:
+            time.sleep(on)
+            self._signal(signal.SIGSTOP)
+            time.sleep(period - on)
+            self._signal(signal.SIGCONT)
+
+    def _signal(self, sig):
+        try:
+            os.killpg(self.proc.pid, sig)
+        except ProcessLookupError:
+            pass
+
+    def result(self):
+        """Waits for the run to end; returns its bogo ops per second."""
+        try:
+            _, err = self.proc.communicate(timeout=self.seconds + 30)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise RuntimeError(f"stress-ng did not finish within {self.seconds + 30} s")
+        self._stop.set()
+        if self.proc.returncode != 0:
+            raise RuntimeError(f"stress-ng failed ({self.proc.returncode}): {err.decode(errors='replace').strip()}")
+        with open(self._yaml) as f:
+            return parse_yaml_ops(f.read())
+
+    def kill(self):
+        self._stop.set()
+        if self.proc and self.proc.poll() is None:
+            self._signal(signal.SIGCONT)
+            self._signal(signal.SIGKILL)
+            self.proc.wait()
+
+    def __exit__(self, *exc):
+        self.kill()
+        if self._duty:
+            self._duty.join()
+        if self._yaml and os.path.exists(self._yaml):
+            os.unlink(self._yaml)
+        return False
+
+
+def expand_cpus(spec):
+    """'1', '0-1', '0,2' -> list of CPU numbers; raises UsageError naming a bad spec."""
+    cpus = []
+    try:
+        for part in spec.split(","):
+            a, _, b = part.partition("-")
+            lo, hi = int(a), int(b or a)
+            if lo < 0 or hi < lo:
+                raise ValueError
+            cpus.extend(range(lo, hi + 1))
+    except ValueError:
+        raise UsageError(f"invalid CPU list {spec!r} (expected e.g. 1, 0-1 or 0,2)") from None
+    return cpus

@@ -1,0 +1,56 @@
+"""Running build/hio-bench and reading its fio-layout JSON."""
+import json
+import subprocess
+from pathlib import Path
+
+from .errors import UsageError
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def default_path():
+    return str(ROOT / "build" / "hio-bench")
+
+
+def check(path):
+    if not Path(path).is_file():
+        raise UsageError(f"hio-bench not found at {path} (run `make build`, or pass --hio-bench)")
+
+
+def strategies(path):
+    """The wait strategies this hio-bench has, from `hio-bench --list-strategies`."""
+    out = subprocess.run([path, "--list-strategies"], capture_output=True, text=True, check=True).stdout
+    return [line.split()[0] for line in out.splitlines() if line.strip()]
+
+
+def parse(text):
+    """The figures of one hio-bench JSON report, summed over its jobs (numjobs > 1)."""
+    jobs = json.loads(text)["jobs"]
+    iops = sum(j["read"]["iops"] + j["write"]["iops"] for j in jobs)
+    ios = sum(j["read"]["total_ios"] + j["write"]["total_ios"] for j in jobs)
+    cpu_s = sum((j["usr_cpu"] + j["sys_cpu"]) / 100 * j["job_runtime"] / 1e3 for j in jobs)
+    weights = [j["read"]["total_ios"] for j in jobs]
+    total = sum(weights) or 1
+    lat_mean = sum(j["read"]["lat_ns"]["mean"] * w for j, w in zip(jobs, weights)) / total / 1e3
+    p99 = max(j["read"]["clat_ns"].get("percentile", {}).get("99.000000", 0) for j in jobs) / 1e3
+    return {
+        "iops": iops,
+        "lat_mean_us": lat_mean,
+        "lat_p99_us": p99,
+        "cpu_us_per_io": cpu_s * 1e6 / ios if ios else 0.0,
+        "emulated": bool(jobs[0]["hybridio"]["emulated"]),
+        "error": next((j["hybridio"].get("error_message") for j in jobs if j["error"]), None),
+    }
+
+
+def command(path, target, strategy, threads, iodepth, runtime, cpus, size=None):
+    cmd = [path, "--name=study", f"--filename={target}", "--rw=randread", "--bs=4k", f"--iodepth={iodepth}",
+           f"--numjobs={threads}", f"--runtime={runtime:g}", "--time_based", f"--completion={strategy}",
+           "--output-format=json"]
+    if not target.startswith("emu:"):
+        cmd.append("--direct=1")
+    if size:
+        cmd.append(f"--size={size}")
+    if cpus:
+        cmd.append(f"--cpus_allowed={cpus}")
+    return cmd

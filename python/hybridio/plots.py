@@ -1,0 +1,115 @@
+"""The study's figures (PNG), analogues of the thesis's Figures 5-10 and 16."""
+import re
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def slug(target):
+    return re.sub(r"[^A-Za-z0-9]+", "_", target).strip("_")
+
+
+def _contention(rows, target):
+    return [r for r in rows if r["experiment"] == "contention" and r["target"] == target]
+
+
+def _strategies(rows):
+    return sorted({r["strategy"] for r in rows})
+
+
+def normalized(rows, target, path):
+    """I/O and co-runner throughput, each normalised to running alone, per
+    strategy and co-runner load (Figures 5-8)."""
+    mine = [r for r in _contention(rows, target) if r["corunner_load_pct"]]
+    if not mine:
+        return False
+    loads = sorted({r["corunner_load_pct"] for r in mine})
+    strategies = _strategies(mine)
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+    width = 0.8 / len(strategies)
+    for i, s in enumerate(strategies):
+        by = {r["corunner_load_pct"]: r for r in mine if r["strategy"] == s}
+        xs = [j + i * width for j in range(len(loads))]
+        io = [by[ld]["iops"] / by[ld]["iops_solo"] if ld in by and by[ld]["iops_solo"] else 0 for ld in loads]
+        app = [(by[ld]["corunner_ops_per_s"] or 0) / by[ld]["corunner_solo_ops_per_s"]
+               if ld in by and by[ld]["corunner_solo_ops_per_s"] else 0 for ld in loads]
+        axes[0].bar(xs, io, width, label=s)
+        axes[1].bar(xs, app, width, label=s)
+    for ax, title in zip(axes, ("I/O throughput / I/O alone", "co-runner throughput / co-runner alone")):
+        ax.set_xticks([j + width * (len(strategies) - 1) / 2 for j in range(len(loads))])
+        ax.set_xticklabels([f"{ld}%" for ld in loads])
+        ax.set_xlabel("co-runner load")
+        ax.set_title(title)
+        ax.axhline(1.0, color="grey", linewidth=0.8)
+    axes[0].legend()
+    fig.suptitle(f"{target}: both tenants, normalised to running alone")
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return True
+
+
+def interference(rows, target, path):
+    """IOPS, mean and p99 latency against the co-runner's load (Figure 16)."""
+    mine = _contention(rows, target)
+    if len({r["corunner_load_pct"] for r in mine}) < 2:
+        return False
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+    for s in _strategies(mine):
+        pts = sorted((r for r in mine if r["strategy"] == s), key=lambda r: r["corunner_load_pct"])
+        x = [r["corunner_load_pct"] for r in pts]
+        axes[0].plot(x, [r["iops"] for r in pts], marker="o", label=s)
+        axes[1].plot(x, [r["lat_mean_us"] for r in pts], marker="o", label=s)
+        axes[2].plot(x, [r["lat_p99_us"] for r in pts], marker="o", label=s)
+    for ax, title in zip(axes, ("IOPS", "mean latency (µs)", "p99 latency (µs)")):
+        ax.set_xlabel("co-runner load (%)")
+        ax.set_title(title)
+        ax.set_ylim(bottom=0)
+    axes[0].legend()
+    fig.suptitle(f"{target}: against the interference degree")
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return True
+
+
+def scaling(rows, target, path):
+    """IOPS against I/O threads, on the limited cores and on all (Figures 9-10)."""
+    mine = [r for r in rows if r["experiment"] == "scaling" and r["target"] == target]
+    if not mine:
+        return False
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    for i, s in enumerate(_strategies(mine)):
+        for cores, style in (("limited", "-"), ("all", "--")):
+            pts = sorted((r for r in mine if r["strategy"] == s and r["cores"] == cores), key=lambda r: r["threads"])
+            if pts:
+                ax.plot([r["threads"] for r in pts], [r["iops"] for r in pts], style, marker="o", color=f"C{i}",
+                        label=f"{s}, {cores} cores")
+    ax.set_xticks(sorted({r["threads"] for r in mine}))
+    ax.set_xlabel("I/O threads")
+    ax.set_ylabel("IOPS")
+    ax.set_ylim(bottom=0)
+    ax.set_title(f"{target}: IOPS vs threads")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return True
+
+
+def draw_all(rows, targets, plot_dir):
+    """Draws every figure the rows allow; returns {target: [(title, path), ...]}."""
+    plot_dir.mkdir(parents=True, exist_ok=True)
+    out = {}
+    for t in targets:
+        figs = []
+        for name, title, fn in (("normalized", "Both tenants, normalised to alone", normalized),
+                                ("interference", "Against the interference degree", interference),
+                                ("scaling", "IOPS against threads", scaling)):
+            path = plot_dir / f"{slug(t)}-{name}.png"
+            if fn(rows, t, path):
+                figs.append((title, path))
+        out[t] = figs
+    return out

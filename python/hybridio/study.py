@@ -1,0 +1,244 @@
+"""hio-study: how each way of waiting for I/O fares when the CPU is shared.
+
+Runs build/hio-bench beside a CPU-bound co-runner (stress-ng) on a limited
+set of cores, over targets x wait strategies x co-runner loads (and I/O
+thread counts), and writes the raw JSON, summary.json, summary.csv, PNG
+plots and a self-contained report.html with a verdict per target.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from tqdm import tqdm
+
+from . import corunner, hiobench, matrix, plots, report, summary, verdict
+from .cores import CoreLimit
+from .errors import UsageError
+
+DEFAULT_TARGETS = "file,emu:pcie3,emu:pcie4"
+DEFAULT_LOADS = "0,5,10,25,50,100"
+QUICK = {"targets": "file,emu:pcie4", "loads": "0,50,100", "threads": "1,2", "repeats": 1, "runtime": 1}
+DEFAULTS = {"targets": DEFAULT_TARGETS, "loads": DEFAULT_LOADS, "threads": "1,2,4", "repeats": 3, "runtime": 1}
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(prog="hio-study", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true",
+                    help=f"a short study (≤ 2 min): targets {QUICK['targets']}, loads {QUICK['loads']}, "
+                         f"threads {QUICK['threads']}, 1 repeat")
+    ap.add_argument("--out", help="results folder (default: a new folder in the system temp directory)")
+    ap.add_argument("--targets", help=f"comma-separated: 'file' (see --file), emu:PROFILE[,...], or a path "
+                                      f"(default: {DEFAULT_TARGETS})")
+    ap.add_argument("--file", default=os.path.join(tempfile.gettempdir(), "hybridio-study.dat"),
+                    help="the local-disk target, created if absent (default: %(default)s)")
+    ap.add_argument("--size", default="1g", help="size of a created file target (default: %(default)s)")
+    ap.add_argument("--strategies", help="comma-separated (default: every strategy hio-bench has)")
+    ap.add_argument("--loads", help=f"co-runner loads in %% (default: {DEFAULT_LOADS})")
+    ap.add_argument("--threads", help="I/O thread counts for the scaling experiment (default: 1,2,4)")
+    ap.add_argument("--iodepth", type=int, default=1, help="queue depth per thread (default: %(default)s)")
+    ap.add_argument("--repeats", type=int, help="runs per cell (default: 3)")
+    ap.add_argument("--runtime", type=int, help="seconds per run (default: 1)")
+    ap.add_argument("--cores", help="the core set shared by the I/O and the co-runner (default: the last CPU)")
+    ap.add_argument("--corunner", default="cpu", help="cpu (stress-ng --cpu) or memory (stress-ng --stream)")
+    ap.add_argument("--hio-bench", default=hiobench.default_path(), help="(default: %(default)s)")
+    a = ap.parse_args(argv)
+    for k, v in (QUICK if a.quick else DEFAULTS).items():
+        if getattr(a, k) is None:
+            setattr(a, k, v)
+    return a
+
+
+def int_list(name, text, lo, hi):
+    try:
+        vals = [int(x) for x in text.split(",")]
+    except ValueError:
+        raise UsageError(f"--{name}={text!r}: expected comma-separated integers") from None
+    bad = [v for v in vals if not lo <= v <= hi]
+    if bad:
+        raise UsageError(f"--{name}: {bad[0]} is outside {lo}..{hi}")
+    return vals
+
+
+def resolve(a):
+    """Checks every input before anything runs; returns the study's configuration."""
+    hiobench.check(a.hio_bench)
+    known = hiobench.strategies(a.hio_bench)
+    strategies = a.strategies.split(",") if a.strategies else known
+    for s in strategies:
+        if s not in known:
+            raise UsageError(f"unknown strategy {s!r} (hio-bench has: {', '.join(known)})")
+    loads = int_list("loads", a.loads, 0, 100)
+    if 0 not in loads:
+        loads = [0] + loads  # the I/O alone is every cell's baseline
+    threads = int_list("threads", a.threads, 1, 64)
+    if a.repeats < 1 or a.runtime < 1 or a.iodepth < 1:
+        raise UsageError("--repeats, --runtime and --iodepth must be at least 1")
+    ncpu = os.cpu_count() or 1
+    cores = a.cores or str(ncpu - 1)
+    bad = [c for c in corunner.expand_cpus(cores) if c >= ncpu]
+    if bad:
+        raise UsageError(f"--cores={cores}: CPU {bad[0]} does not exist (this machine has {ncpu})")
+    if a.corunner not in corunner.KINDS:
+        raise UsageError(f"unknown co-runner {a.corunner!r} (co-runners: {', '.join(corunner.KINDS)})")
+    if any(loads):
+        corunner.check_installed()
+    targets = [a.file if t == "file" else t for t in a.targets.split(",")]
+    for t in targets:
+        if t.startswith("emu:"):
+            why = probe(a, t, "interrupt")
+            if why:
+                raise UsageError(f"unknown target {t!r}: {why}")
+        elif not os.path.isdir(os.path.dirname(os.path.abspath(t))):
+            raise UsageError(f"unknown target {t!r}: neither emu:PROFILE nor a path in an existing directory")
+    out = Path(a.out or os.path.join(tempfile.gettempdir(),
+                                     "hybridio-study-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S")))
+    try:
+        (out / "raw").mkdir(parents=True, exist_ok=True)
+        marker = out / ".writable"
+        marker.write_text("")
+        marker.unlink()
+    except OSError as e:
+        raise UsageError(f"cannot write to the output folder --out={out}: {e.strerror}") from None
+    return {"targets": targets, "strategies": strategies, "loads": loads, "threads": threads, "cores": cores,
+            "out": out}
+
+
+def probe(a, target, strategy):
+    """None if the target can run the strategy, else hio-bench's reason. The
+    first probe of a missing file creates it."""
+    cmd = hiobench.command(a.hio_bench, target, strategy, 1, 1, 0.05, None,
+                           a.size if not target.startswith("emu:") else None)
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode == 2:
+        return p.stderr.strip().removeprefix("hio-bench: ")
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed: {p.stderr.strip()}")
+    return None
+
+
+class Runner:
+    """Runs cells; every process it starts is in its own session and is killed
+    when the call that started it leaves, however it leaves."""
+
+    def __init__(self, a, cfg, limit):
+        self.a, self.cfg, self.limit = a, cfg, limit
+
+    def io(self, cell):
+        cpus = self.cfg["cores"] if cell.cores == "limited" else None
+        cmd = hiobench.command(self.a.hio_bench, cell.target, cell.strategy, cell.threads, cell.iodepth,
+                               self.a.runtime, cpus)
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        self.limit.add(p.pid)
+        try:
+            out, err = p.communicate(timeout=self.a.runtime * 5 + 60)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        if p.returncode != 0:
+            raise RuntimeError(f"{' '.join(cmd)} failed ({p.returncode}): {err.strip()}")
+        return out
+
+    def cell(self, cell):
+        if not cell.load_pct:
+            return self.io(cell), None
+        with corunner.CoRunner(self.a.corunner, cell.load_pct, self.cfg["cores"], self.a.runtime) as co:
+            self.limit.add(co.proc.pid)
+            out = self.io(cell)
+            return out, co.result()
+
+    def corunner_alone(self, load):
+        with corunner.CoRunner(self.a.corunner, load, self.cfg["cores"], self.a.runtime) as co:
+            self.limit.add(co.proc.pid)
+            return co.result()
+
+
+def run(a, cfg):
+    out = cfg["out"]
+    unsupported, supported = [], {}
+    for t in cfg["targets"]:
+        supported[t] = []
+        for s in cfg["strategies"]:
+            why = probe(a, t, s)
+            if why:
+                unsupported.append(f"{s} on {t}: {why}")
+            else:
+                supported[t].append(s)
+    cells = matrix.expand(cfg["targets"], supported, cfg["loads"], cfg["threads"], a.iodepth)
+    plan = matrix.schedule(cells, a.repeats)
+    solo_loads = [ld for ld in cfg["loads"] if ld]
+    total = len(plan) + len(solo_loads) * a.repeats
+    print(f"hio-study: {len(cells)} cells x {a.repeats} repeat(s) + {len(solo_loads) * a.repeats} co-runner-alone "
+          f"runs, {a.runtime} s each (about {total * (a.runtime + 0.3) / 60:.1f} min); results in {out}",
+          flush=True)
+    limit = CoreLimit(cfg["cores"])
+    runner = Runner(a, cfg, limit)
+    measurements, corunner_solo = [], {}
+    interrupted = False
+    bar = tqdm(total=total, unit="run", dynamic_ncols=True)
+    try:
+        for rep in range(a.repeats):
+            for load in solo_loads:
+                bar.set_description(f"co-runner alone {load}%")
+                corunner_solo.setdefault(load, []).append(runner.corunner_alone(load))
+                bar.update()
+            for r, c in plan:
+                if r != rep:
+                    continue
+                bar.set_description(f"{c.target[:18]} {c.strategy} {c.threads}t {c.load_pct}%")
+                text, ops = runner.cell(c)
+                (out / "raw" / f"{len(measurements):04d}.json").write_text(
+                    json.dumps({"cell": c.__dict__, "repeat": r, "corunner_ops_per_s": ops,
+                                "hio_bench": json.loads(text)}, indent=1))
+                measurements.append({"cell": c, "io": hiobench.parse(text), "corunner_ops_per_s": ops})
+                bar.update()
+    except KeyboardInterrupt:
+        interrupted = True
+        bar.write("hio-study: interrupted; the co-runner is stopped, writing what was measured", file=sys.stderr)
+    finally:
+        bar.close()
+        limit.close()
+    rows = summary.summarize(measurements, corunner_solo)
+    summary.write(rows, out)
+    figures = plots.draw_all(rows, cfg["targets"], out / "plots")
+    verdicts = []
+    for t in cfg["targets"]:
+        v = verdict.verdict(rows, t)
+        v["emulated"] = any(r["emulated"] for r in rows if r["target"] == t)
+        verdicts.append(v)
+    (out / "verdicts.json").write_text(json.dumps(verdicts, indent=1, default=str))
+    meta = {"machine": f"{platform.node()}, {os.cpu_count()} CPUs, Linux {platform.release()}",
+            "corunner": f"stress-ng {a.corunner}", "cores": limit.how, "runtime": a.runtime, "repeats": a.repeats,
+            "interrupted": interrupted, "unsupported": unsupported}
+    path = report.render(out, rows, verdicts, figures, meta)
+    for v in verdicts:
+        print(f"\n{v['target']}:")
+        for s in v["sentences"]:
+            print(f"  {s}")
+    print(f"\nReport: {path}\nSummary: {out / 'summary.csv'}")
+    return 130 if interrupted else 0
+
+
+def main(argv=None):
+    a = parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        cfg = resolve(a)
+    except UsageError as e:
+        print(f"hio-study: {e}", file=sys.stderr)
+        return 2
+    try:
+        return run(a, cfg)
+    except RuntimeError as e:
+        print(f"hio-study: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,46 @@
+"""The co-runner's lifecycle: nothing of it outlives a run, an error or Ctrl-C."""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import stress_ng_pids
+from hybridio.corunner import CoRunner
+
+
+@pytest.mark.parametrize("kind", ["cpu", "memory"])
+def test_runs_measures_and_leaves_nothing(no_stray_stress_ng, kind):
+    with CoRunner(kind, 50, "0", 1) as co:
+        assert co.proc.poll() is None
+        ops = co.result()
+    assert ops > 0
+
+
+def test_killed_when_the_block_fails(no_stray_stress_ng):
+    with pytest.raises(RuntimeError):
+        with CoRunner("cpu", 100, "0", 30):
+            time.sleep(0.3)
+            assert stress_ng_pids()
+            raise RuntimeError("the I/O side failed")
+
+
+def test_study_stops_cleanly_on_sigint(no_stray_stress_ng, hio_bench, tmp_path):
+    out = tmp_path / "study"
+    p = subprocess.Popen([sys.executable, "-m", "hybridio.study", "--hio-bench", hio_bench, "--out", str(out),
+                          "--targets", "emu:pcie4", "--strategies", "interrupt,poll", "--loads", "0,100",
+                          "--threads", "1", "--repeats", "5", "--runtime", "1"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 30
+    while not stress_ng_pids() and time.time() < deadline:
+        time.sleep(0.05)
+    assert stress_ng_pids(), "the co-runner never started"
+    time.sleep(2)
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert p.returncode == 130, err
+    assert "interrupted" in err
+    assert (out / "summary.csv").exists() and (out / "report.html").exists()
+    assert "partial results" in (out / "report.html").read_text()

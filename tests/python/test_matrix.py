@@ -1,0 +1,28 @@
+from hybridio import matrix
+
+
+def test_contention_cells_cover_every_target_strategy_load():
+    cells = matrix.expand(["a", "emu:x"], {"a": ["interrupt", "poll", "sqpoll"], "emu:x": ["interrupt", "poll"]},
+                          [0, 50, 100], [1], 1)
+    assert len(cells) == (3 + 2) * 3
+    assert all(c.experiment == "contention" and c.threads == 1 and c.cores == "limited" for c in cells)
+    assert {(c.target, c.strategy) for c in cells} == {("a", "interrupt"), ("a", "poll"), ("a", "sqpoll"),
+                                                        ("emu:x", "interrupt"), ("emu:x", "poll")}
+
+
+def test_scaling_cells_only_with_several_thread_counts():
+    strategies = {"t": ["interrupt", "poll"]}
+    assert not [c for c in matrix.expand(["t"], strategies, [0], [1], 1) if c.experiment == "scaling"]
+    scaling = [c for c in matrix.expand(["t"], strategies, [0], [1, 2, 4], 4) if c.experiment == "scaling"]
+    assert len(scaling) == 2 * 3 * 2
+    assert {c.cores for c in scaling} == {"limited", "all"}
+    assert all(c.load_pct == 0 and c.iodepth == 4 for c in scaling)
+
+
+def test_schedule_runs_every_cell_once_per_round():
+    cells = matrix.expand(["t"], {"t": ["interrupt", "poll"]}, [0, 100], [1], 1)
+    plan = matrix.schedule(cells, 3)
+    assert len(plan) == 3 * len(cells)
+    for r in range(3):
+        assert [c for rep, c in plan if rep == r] == cells
+    assert [rep for rep, _ in plan] == sorted(rep for rep, _ in plan)

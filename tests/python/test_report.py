@@ -1,0 +1,71 @@
+"""A real (tiny) study writes its outputs; the report opens in headless Chromium with every image loaded."""
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import matplotlib.image
+import pytest
+
+from hybridio import summary
+
+CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="module")
+def study_out(hio_bench, tmp_path_factory):
+    out = tmp_path_factory.mktemp("study")
+    p = subprocess.run([sys.executable, "-m", "hybridio.study", "--hio-bench", hio_bench, "--out", str(out),
+                        "--targets", "emu:pcie4", "--strategies", "interrupt,poll", "--loads", "0,100",
+                        "--threads", "1,2", "--repeats", "1", "--runtime", "1"],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert f"Report: {out}/report.html" in p.stdout
+    return out
+
+
+def test_outputs(study_out):
+    rows = json.loads((study_out / "summary.json").read_text())
+    assert {(r["experiment"], r["strategy"], r["corunner_load_pct"]) for r in rows} >= {
+        ("contention", "interrupt", 0), ("contention", "poll", 100), ("scaling", "poll", 0)}
+    assert all(set(summary.COLUMNS) <= set(r) for r in rows)
+    assert (study_out / "summary.csv").read_text().splitlines()[0] == ",".join(summary.COLUMNS)
+    assert sorted(p.name for p in (study_out / "plots").glob("*.png")) == [
+        "emu_pcie4-interference.png", "emu_pcie4-normalized.png", "emu_pcie4-scaling.png"]
+    assert len(list((study_out / "raw").glob("*.json"))) == 2 * 2 + 2 * 2 * 2
+
+
+def chromium():
+    exe = shutil.which("chromium")
+    if not exe:
+        pytest.fail("chromium is not installed (apt-get install -y chromium)")
+    return exe
+
+
+def test_report_opens_with_every_image_loaded(study_out, tmp_path):
+    html = (study_out / "report.html").read_text()
+    assert html.count("<img ") == 3
+    # The same page, plus a script that records whether every image decoded.
+    probe = tmp_path / "probe.html"
+    probe.write_text(html.replace("</body>", "<script>window.addEventListener('load', () => {"
+                                  "const ok = [...document.images].every(i => i.complete && i.naturalWidth > 0);"
+                                  "document.body.setAttribute('data-images', ok ? 'all-loaded' : 'broken');"
+                                  "});</script></body>"))
+    with tempfile.TemporaryDirectory() as profile:
+        dom = subprocess.run([chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}",
+                              "--virtual-time-budget=5000", "--dump-dom", probe.as_uri()],
+                             capture_output=True, text=True, timeout=120).stdout
+    assert 'data-images="all-loaded"' in dom
+
+
+def test_report_screenshot_is_not_blank(study_out, tmp_path):
+    shot = tmp_path / "report.png"
+    with tempfile.TemporaryDirectory() as profile:
+        subprocess.run([chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--window-size=1280,2000",
+                        f"--screenshot={shot}", (study_out / "report.html").as_uri()],
+                       capture_output=True, timeout=120)
+    assert shot.exists()
+    pixels = matplotlib.image.imread(shot)
+    assert pixels.std() > 0.05  # text, tables and plots, not one flat colour
