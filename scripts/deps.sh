@@ -42,7 +42,7 @@ pip_install() {
   }
 }
 if [ "$level" != build ]; then
-  python3 -c 'import hybridio.study' 2>/dev/null && command -v hio-study >/dev/null ||
+  python3 -c 'import matplotlib, jinja2, tqdm' 2>/dev/null && command -v hio-study >/dev/null ||
     pip_install -e "$(dirname "$0")/../python"
 fi
 if [ "$level" = test ]; then

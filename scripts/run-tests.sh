@@ -27,4 +27,5 @@ build build-tsan -DCMAKE_BUILD_TYPE=Debug -DHIO_SANITIZE=thread
 TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/unit/hio-unit-tests --gtest_filter='Threads*'
 
 step "hio-bench command-line tests, hio-study tests (pytest)"
-HIO_BENCH=build/hio-bench python3 -m pytest -q tests/cli tests/python
+# PYTHONPATH: test this checkout's study package, wherever one is installed.
+HIO_BENCH=build/hio-bench PYTHONPATH=python python3 -m pytest -q tests/cli tests/python
