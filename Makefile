@@ -21,7 +21,7 @@ test:
 # STUDY_ARGS=--quick for a two-minute version.
 study: build
 	scripts/deps.sh study
-	PYTHONPATH=python python3 -m hybridio.study --hio-bench $(BUILD)/hio-bench $(STUDY_ARGS)
+	PYTHONPATH="$(CURDIR)/python" python3 -m hybridio.study --hio-bench $(BUILD)/hio-bench $(STUDY_ARGS)
 
 # hio-bench's wait strategies side by side, without a co-runner.
 strategies: build

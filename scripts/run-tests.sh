@@ -28,4 +28,4 @@ TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/unit/hio-unit-tests --gtest_filter
 
 step "hio-bench command-line tests, hio-study tests (pytest)"
 # PYTHONPATH: test this checkout's study package, wherever one is installed.
-HIO_BENCH=build/hio-bench PYTHONPATH=python python3 -m pytest -q tests/cli tests/python
+HIO_BENCH=build/hio-bench PYTHONPATH="$PWD/python" python3 -m pytest -q tests/cli tests/python

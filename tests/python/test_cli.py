@@ -1,4 +1,5 @@
 """hio-study's bad input: one line naming the value, exit status 2, nothing run."""
+import os
 import subprocess
 import sys
 
@@ -33,12 +34,12 @@ def test_missing_hio_bench(tmp_path):
 
 
 def test_missing_stress_ng(hio_bench, tmp_path):
-    p = study(hio_bench, "--quick", "--out", str(tmp_path / "o"), env={"PATH": str(tmp_path)})
+    p = study(hio_bench, "--quick", "--out", str(tmp_path / "o"), env=dict(os.environ, PATH=str(tmp_path)))
     assert p.returncode == 2 and "stress-ng is missing" in p.stderr
 
 
 def test_without_co_runner_loads_stress_ng_is_not_needed(hio_bench, tmp_path):
     p = study(hio_bench, "--targets", "emu:pcie4", "--strategies", "poll", "--loads", "0", "--threads", "1",
-              "--repeats", "1", "--runtime", "1", "--out", str(tmp_path / "o"), env={"PATH": str(tmp_path)})
+              "--repeats", "1", "--runtime", "1", "--out", str(tmp_path / "o"), env=dict(os.environ, PATH=str(tmp_path)))
     assert p.returncode == 0, p.stderr
     assert (tmp_path / "o" / "summary.json").exists()
