@@ -19,9 +19,17 @@ def _strategies(rows):
     return sorted({r["strategy"] for r in rows})
 
 
+def _save(fig, title, path):
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return True
+
+
 def normalized(rows, target, path):
     """I/O and co-runner throughput, each normalised to running alone, per
-    strategy and co-runner load (Figures 5-8)."""
+    strategy and co-runner load (Figures 7-10)."""
     mine = [r for r in _contention(rows, target) if r["corunner_load_pct"]]
     if not mine:
         return False
@@ -44,11 +52,7 @@ def normalized(rows, target, path):
         ax.set_title(title)
         ax.axhline(1.0, color="grey", linewidth=0.8)
     axes[0].legend()
-    fig.suptitle(f"{target}: both tenants, normalised to running alone")
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-    return True
+    return _save(fig, f"{target}: both tenants, normalised to running alone", path)
 
 
 def interference(rows, target, path):
@@ -68,15 +72,11 @@ def interference(rows, target, path):
         ax.set_title(title)
         ax.set_ylim(bottom=0)
     axes[0].legend()
-    fig.suptitle(f"{target}: against the interference degree")
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-    return True
+    return _save(fig, f"{target}: against the interference degree", path)
 
 
 def scaling(rows, target, path):
-    """IOPS against I/O threads, on the limited cores and on all (Figures 9-10)."""
+    """IOPS against I/O threads, on the limited cores and on all (Figures 5-6)."""
     mine = [r for r in rows if r["experiment"] == "scaling" and r["target"] == target]
     if not mine:
         return False
@@ -91,12 +91,8 @@ def scaling(rows, target, path):
     ax.set_xlabel("I/O threads")
     ax.set_ylabel("IOPS")
     ax.set_ylim(bottom=0)
-    ax.set_title(f"{target}: IOPS vs threads")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-    return True
+    return _save(fig, f"{target}: IOPS vs threads", path)
 
 
 def draw_all(rows, targets, plot_dir):
