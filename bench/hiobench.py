@@ -1,4 +1,4 @@
-"""Shared helpers of the bench scripts: run hio-bench or fio, read their JSON, summarise repeats."""
+"""Shared helpers of the bench scripts: run hio-bench or fio, summarise repeats (figures: hybridio.hiobench)."""
 import json
 import os
 import statistics
@@ -8,6 +8,8 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "python"))
+from hybridio.hiobench import parse_jobs  # noqa: E402
 
 
 def default_hio_bench():
@@ -29,18 +31,7 @@ def run_json(cmd):
 
 def summary(job):
     """The figures the bench scripts compare, from one fio-layout job."""
-    rd = job["read"]
-    secs = job["job_runtime"] / 1e3
-    ios = rd["total_ios"] + job["write"]["total_ios"]
-    cpu_pct = job["usr_cpu"] + job["sys_cpu"]
-    return {
-        "iops": rd["iops"] + job["write"]["iops"],
-        # lat_ns: submission to completion (fio's clat leaves out the submission).
-        "lat_mean_us": rd["lat_ns"]["mean"] / 1e3,
-        "lat_p99_us": rd["clat_ns"].get("percentile", {}).get("99.000000", 0) / 1e3,
-        "cpu_pct": cpu_pct,
-        "cpu_us_per_io": cpu_pct / 100 * secs * 1e6 / ios if ios else 0.0,
-    }
+    return parse_jobs([job])
 
 
 def median_spread(values):

@@ -24,8 +24,13 @@ def strategies(path):
 
 
 def parse(text):
-    """The figures of one hio-bench JSON report, summed over its jobs (numjobs > 1)."""
-    jobs = json.loads(text)["jobs"]
+    """The figures of one hio-bench JSON report (see parse_jobs)."""
+    return parse_jobs(json.loads(text)["jobs"])
+
+
+def parse_jobs(jobs):
+    """The figures of fio-layout jobs (hio-bench's or fio's), summed over the
+    jobs (numjobs > 1); latency is submission to completion (lat_ns)."""
     iops = sum(j["read"]["iops"] + j["write"]["iops"] for j in jobs)
     ios = sum(j["read"]["total_ios"] + j["write"]["total_ios"] for j in jobs)
     cpu_s = sum((j["usr_cpu"] + j["sys_cpu"]) / 100 * j["job_runtime"] / 1e3 for j in jobs)
@@ -37,9 +42,10 @@ def parse(text):
         "iops": iops,
         "lat_mean_us": lat_mean,
         "lat_p99_us": p99,
+        "cpu_pct": sum(j["usr_cpu"] + j["sys_cpu"] for j in jobs),
         "cpu_us_per_io": cpu_s * 1e6 / ios if ios else 0.0,
-        "emulated": bool(jobs[0]["hybridio"]["emulated"]),
-        "error": next((j["hybridio"].get("error_message") for j in jobs if j["error"]), None),
+        "emulated": bool(jobs[0].get("hybridio", {}).get("emulated")),
+        "error": next((j.get("hybridio", {}).get("error_message", "error") for j in jobs if j["error"]), None),
     }
 
 
