@@ -53,9 +53,6 @@ class Backend {
   // Hands queued commands to the device and sleeps in the kernel until at
   // least one completion is visible; returns the number written to out.
   virtual int wait(Cqe* out, unsigned max) = 0;
-  // Expected completion time of the earliest in-flight command if the
-  // backend knows it (emulated device), else 0.
-  virtual uint64_t next_deadline_ns() const { return 0; }
 };
 
 }  // namespace hio

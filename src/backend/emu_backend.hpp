@@ -30,7 +30,6 @@ class EmuBackend final : public Backend {
   int submit() override;
   unsigned peek(Cqe* out, unsigned max) override;
   int wait(Cqe* out, unsigned max) override;
-  uint64_t next_deadline_ns() const override { return heap_.empty() ? 0 : heap_.top().deadline_ns; }
 
  private:
   explicit EmuBackend(EmuDeviceProvider provider) : provider_(std::move(provider)) {}

@@ -36,6 +36,4 @@ inline timespec ns_to_ts(uint64_t ns) {
   return timespec{time_t(ns / 1000000000ull), long(ns % 1000000000ull)};
 }
 
-inline void cpu_relax() { __builtin_ia32_pause(); }
-
 }  // namespace hio

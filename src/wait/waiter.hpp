@@ -37,7 +37,6 @@ class Waiter {
   void observe_latency(uint64_t ns) {
     ewma_ns_ = ewma_ns_ == 0 ? double(ns) : ewma_ns_ + (double(ns) - ewma_ns_) / 16.0;
   }
-  uint64_t mean_latency_ns() const { return uint64_t(ewma_ns_); }
   // The sleep a hybrid wait would take now.
   uint64_t hybrid_sleep_ns() const;
 

@@ -1,5 +1,4 @@
 """The co-runner's lifecycle: nothing of it outlives a run, an error or Ctrl-C."""
-import os
 import signal
 import subprocess
 import sys

@@ -123,8 +123,7 @@ class Runner {
       : o_(o), p_(p), q_(make_queue(e, o, o.iodepth)), rng_(0x68696f ^ (uint64_t(index) << 32)) {
     pin(o);
     target_ = open_target(q_.get(), o, false, &info_);
-    size_ = o.size ? o.size : info_.size;
-    blocks_ = size_ / o.bs;
+    blocks_ = (o.size ? o.size : info_.size) / o.bs;
     size_t align = std::max<size_t>(4096, info_.mem_align);
     size_t arena = size_t(o.iodepth) * ((o.bs + align - 1) / align * align);
     stride_ = arena / o.iodepth;
@@ -151,7 +150,6 @@ class Runner {
       loop(t0 + uint64_t(o_.ramp_time_s * 1e9), UINT64_MAX, r);
       hio_queue_stats_reset(q_.get());
     }
-    p_.measuring = true;
     Usage u0 = Usage::now();
     uint64_t start = hio::now_ns();
     uint64_t end = o_.runtime_s > 0 ? start + uint64_t(o_.runtime_s * 1e9) : UINT64_MAX;
@@ -233,17 +231,23 @@ class Runner {
     }
   }
 
+  // Keeps the first failed or short completion as the job's error; returns
+  // whether c failed.
+  bool failed(const hio_completion& c, JobResult& r, const char* prefix = "") {
+    if (c.res >= 0 && uint32_t(c.res) == c.len) return false;
+    if (!r.error) {
+      char msg[512];
+      hio_completion_describe(q_.get(), &c, msg, sizeof msg);
+      r.error = c.res < 0 ? -c.res : EIO;
+      r.error_msg = prefix + std::string(msg);
+      if (c.res >= 0) r.error_msg += " (short transfer of " + std::to_string(c.len) + ")";
+    }
+    return true;
+  }
+
   void complete(const hio_completion& c, JobResult& r) {
     free_.push_back(unsigned(c.tag));
-    if (c.res < 0 || uint32_t(c.res) != c.len) {
-      if (!r.error) {
-        char msg[512];
-        hio_completion_describe(q_.get(), &c, msg, sizeof msg);
-        r.error = c.res < 0 ? -c.res : EIO;
-        r.error_msg = c.res < 0 ? msg : std::string(msg) + " (short transfer of " + std::to_string(c.len) + ")";
-      }
-      return;
-    }
+    if (failed(c, r)) return;
     if (c.op == HIO_OP_READ) {
       p_.read_ios.fetch_add(1, std::memory_order_relaxed);
       if (o_.verify && written_.empty()) check(buf(unsigned(c.tag)), c.offset, r);
@@ -251,7 +255,6 @@ class Runner {
       p_.write_ios.fetch_add(1, std::memory_order_relaxed);
       if (!written_.empty()) written_[c.offset / o_.bs] = true;
     }
-    p_.bytes.fetch_add(c.len, std::memory_order_relaxed);
   }
 
   void check(const uint8_t* data, uint64_t offset, JobResult& r) {
@@ -288,14 +291,7 @@ class Runner {
       for (int i = 0; i < n; i++) {
         const hio_completion& c = comps_[size_t(i)];
         free_.push_back(unsigned(c.tag));
-        if (c.res != int32_t(c.len)) {
-          char msg[512];
-          hio_completion_describe(q_.get(), &c, msg, sizeof msg);
-          r.error = c.res < 0 ? -c.res : EIO;
-          r.error_msg = std::string("verify: ") + msg;
-          continue;
-        }
-        check(buf(unsigned(c.tag)), c.offset, r);
+        if (!failed(c, r, "verify: ")) check(buf(unsigned(c.tag)), c.offset, r);
       }
     }
   }
@@ -306,7 +302,7 @@ class Runner {
   std::mt19937_64 rng_;
   int target_ = -1;
   hio_target_info info_{};
-  uint64_t size_ = 0, blocks_ = 0;
+  uint64_t blocks_ = 0;
   size_t stride_ = 0;
   std::unique_ptr<void, FreeDeleter> arena_;
   std::vector<unsigned> free_;

@@ -15,8 +15,7 @@ namespace hiobench {
 // Counters the progress line reads while the job runs.
 struct JobProgress {
   std::atomic<uint64_t> read_ios{0}, write_ios{0};
-  std::atomic<uint64_t> bytes{0};
-  std::atomic<bool> measuring{false}, done{false};
+  std::atomic<bool> done{false};
 };
 
 struct DirResult {
