@@ -48,7 +48,11 @@ typedef enum hio_wait_mode {
    * they need a device with kernel poll queues (except SQPOLL). */
   HIO_WAIT_IOPOLL = 3,        /* IORING_SETUP_IOPOLL: the kernel polls the device */
   HIO_WAIT_HYBRID_IOPOLL = 4, /* IORING_SETUP_HYBRID_IOPOLL (Linux >= 6.13) */
-  HIO_WAIT_SQPOLL = 5         /* a kernel thread polls the submission ring */
+  HIO_WAIT_SQPOLL = 5,        /* a kernel thread polls the submission ring */
+  /* Chooses interrupt, poll or hybrid per queue, continuously, from the CPU
+   * contention it measures, the device's latency and the I/O size
+   * (docs/adaptive.md). */
+  HIO_WAIT_ADAPTIVE = 6
 } hio_wait_mode;
 
 typedef struct hio_strategy {
@@ -59,7 +63,7 @@ typedef struct hio_strategy {
   double hybrid_fraction;
 } hio_strategy;
 
-/* "interrupt", "poll", "hybrid", "iopoll", "hybrid_iopoll", "sqpoll". */
+/* "interrupt", "poll", "hybrid", "iopoll", "hybrid_iopoll", "sqpoll", "adaptive". */
 const char *hio_wait_mode_name(hio_wait_mode m);
 /* Returns 0 and sets *out, or -EINVAL naming the bad string. */
 int hio_wait_mode_parse(const char *name, hio_wait_mode *out);
@@ -187,12 +191,37 @@ typedef struct hio_queue_stats {
   uint64_t cpu_ns;       /* CPU time of the queue's owner thread, same span */
   double cpu_us_per_io;  /* cpu_ns / completed, in microseconds */
   hio_lat_summary read_lat, write_lat;
+  /* ADAPTIVE: time spent in interrupt, poll and hybrid (indexed by
+   * hio_wait_mode), settled-mode switches, probes of the other modes. */
+  uint64_t adaptive_ns[3];
+  uint64_t adaptive_switches, adaptive_probes;
 } hio_queue_stats;
 
 int hio_queue_stats_get(hio_queue *q, hio_queue_stats *out);
 /* Zeroes the counters and histograms, and makes the calling thread the
  * owner whose CPU time is accounted. */
 int hio_queue_stats_reset(hio_queue *q);
+/* What the adaptive strategy sees and decides, now. */
+typedef struct hio_adaptive_view {
+  hio_wait_mode mode;       /* this tick's: interrupt, poll or hybrid */
+  hio_wait_mode settled;    /* the choice between probes */
+  int probing;              /* this tick visits another mode to measure it */
+  double contention;        /* CPU other work wants from this thread's cores, 0..1 */
+  double cpu_available;     /* 1 - contention */
+  double delay_share;       /* share of time runnable but not running */
+  double nivcsw_per_s;      /* involuntary context switches per second */
+  double spare_cores;       /* idle cores while the thread slept lately (-1: not known) */
+  double others_cores;      /* cores other work used meanwhile (-1: not known) */
+  double latency_ns, latency_stddev_ns; /* device latency, last I/O size */
+  uint64_t hybrid_sleep_ns; /* a hybrid wait's sleep for a new command */
+  double wake_cpu_ns, wake_late_ns; /* one sleep's CPU cost and lateness */
+  double score[3];          /* predicted progress of both tenants, by mode */
+  uint64_t ticks, switches, probes;
+  uint64_t monitor_samples, monitor_ns; /* the contention monitor's own cost */
+} hio_adaptive_view;
+/* -EINVAL unless the queue's strategy is ADAPTIVE. Call it from the thread
+ * that waits on the queue: the contention monitor is that thread's. */
+int hio_queue_adaptive_view(hio_queue *q, hio_adaptive_view *out);
 /* Latency percentiles (pcts in 0..100) of reads or writes, fio-style. */
 int hio_queue_percentiles(hio_queue *q, hio_op op, const double *pcts, size_t n,
                           uint64_t *out_ns);

@@ -79,6 +79,12 @@ class Queue {
     detail::check(hio_queue_stats_get(q_, &s));
     return s;
   }
+  // ADAPTIVE only; from the thread that waits on the queue.
+  hio_adaptive_view adaptive_view() const {
+    hio_adaptive_view v{};
+    detail::check(hio_queue_adaptive_view(q_, &v));
+    return v;
+  }
 
  private:
   hio_queue* q_ = nullptr;

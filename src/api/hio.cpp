@@ -35,7 +35,7 @@ auto guarded(F&& f) -> decltype(f()) {
 #define CHECK_ARG(cond, what) \
   if (!(cond)) return hio::fail(EINVAL, std::string(__func__) + ": " + what)
 
-const char* const kModeNames[] = {"interrupt", "poll", "hybrid", "iopoll", "hybrid_iopoll", "sqpoll"};
+const char* const kModeNames[] = {"interrupt", "poll", "hybrid", "iopoll", "hybrid_iopoll", "sqpoll", "adaptive"};
 
 }  // namespace
 
@@ -56,17 +56,17 @@ void hio_engine_destroy(hio_engine* e) { delete e; }
 
 const char* hio_wait_mode_name(hio_wait_mode m) {
   int v = hio::raw_enum(m);
-  return v >= HIO_WAIT_INTERRUPT && v <= HIO_WAIT_SQPOLL ? kModeNames[v] : "unknown";
+  return v >= HIO_WAIT_INTERRUPT && v <= HIO_WAIT_ADAPTIVE ? kModeNames[v] : "unknown";
 }
 
 int hio_wait_mode_parse(const char* name, hio_wait_mode* out) {
   CHECK_ARG(name && out, "name or out is NULL");
-  for (int i = 0; i <= HIO_WAIT_SQPOLL; i++)
+  for (int i = 0; i <= HIO_WAIT_ADAPTIVE; i++)
     if (std::strcmp(name, kModeNames[i]) == 0) {
       *out = hio_wait_mode(i);
       return 0;
     }
-  return hio::failf(EINVAL, "unknown wait mode '%s' (modes: interrupt, poll, hybrid, iopoll, hybrid_iopoll, sqpoll)",
+  return hio::failf(EINVAL, "unknown wait mode '%s' (modes: interrupt, poll, hybrid, iopoll, hybrid_iopoll, sqpoll, adaptive)",
                     name);
 }
 
@@ -146,6 +146,11 @@ int hio_completion_describe(hio_queue* q, const hio_completion* c, char* buf, si
     std::snprintf(buf, len, "%s", s.c_str());
     return int(s.size());
   });
+}
+
+int hio_queue_adaptive_view(hio_queue* q, hio_adaptive_view* out) {
+  CHECK_ARG(q && out, "queue or out is NULL");
+  return guarded([&] { return q->impl->adaptive_view(out); });
 }
 
 int hio_queue_stats_get(hio_queue* q, hio_queue_stats* out) {

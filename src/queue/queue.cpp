@@ -179,7 +179,7 @@ int Queue::submit_locked(const hio_io* ios, unsigned n, unsigned flags) {
     const hio_io& io = ios[i];
     uint32_t s = free_.back();
     free_.pop_back();
-    slots_[s] = Slot{io.tag, now, io.offset, io.len, io.target, io.op};
+    slots_[s] = Slot{io.tag, now, io.offset, io.len, io.target, io.op, true};
     be_->prepare(Command{io.op, io.target, io.buf, io.len, io.offset, s});
     TargetInfo& t = targets_[size_t(io.target)];
     if (io.op == HIO_OP_WRITE && io.offset + io.len > t.size) t.size = io.offset + io.len;
@@ -210,7 +210,8 @@ int Queue::reap_locked(hio_completion* out, unsigned max, unsigned min) {
   unsigned inflight = depth_ - unsigned(free_.size());
   if (min > inflight) min = inflight;  // never wait for what was not submitted
   if (max > depth_) max = depth_;
-  int got = waiter_.wait(*be_, cqes_.data(), max, min, unsubmitted_ > 0, wait_);
+  WaitHint hint = waiter_.wants_hint() ? oldest() : WaitHint{};
+  int got = waiter_.wait(*be_, cqes_.data(), max, min, unsubmitted_ > 0, hint, wait_);
   if (got < 0) return got;
   unsubmitted_ = 0;
   uint64_t now = now_ns();
@@ -219,13 +220,14 @@ int Queue::reap_locked(hio_completion* out, unsigned max, unsigned min) {
     Slot& s = slots_[c.user_data];
     uint64_t lat = now > s.submit_ns ? now - s.submit_ns : 0;
     out[i] = hio_completion{s.tag, c.res, s.op, s.target, s.offset, s.len, lat};
+    s.busy = false;
     free_.push_back(uint32_t(c.user_data));
     completed_++;
     if (c.res < 0) {
       errors_++;
       continue;
     }
-    waiter_.observe_latency(lat);
+    waiter_.observe(s.len, lat);
     if (s.op == HIO_OP_READ) {
       rlat_.add(lat);
       rbytes_ += uint64_t(c.res);
@@ -237,6 +239,13 @@ int Queue::reap_locked(hio_completion* out, unsigned max, unsigned min) {
     }
   }
   return got;
+}
+
+WaitHint Queue::oldest() const {
+  WaitHint h{};
+  for (const Slot& s : slots_)
+    if (s.busy && (h.submit_ns == 0 || s.submit_ns < h.submit_ns)) h = WaitHint{s.submit_ns, s.len};
+  return h;
 }
 
 unsigned Queue::inflight() {
@@ -290,6 +299,10 @@ void Queue::reset_counters() {
   wlat_.reset();
   submitted_ = completed_ = errors_ = rbytes_ = wbytes_ = flushes_ = 0;
   mode_changes_ = 0;
+  const Adaptive& a = waiter_.adaptive();
+  for (int i = 0; i < kModes; i++) adaptive_base_.ns[i] = a.mode_ns()[i];
+  adaptive_base_.switches = a.switches();
+  adaptive_base_.probes = a.probes();
   owner_ = pthread_self();
   start_ns_ = now_ns();
   start_cpu_ns_ = thread_cpu_ns();
@@ -324,6 +337,18 @@ int Queue::stats(hio_queue_stats* o) {
   };
   o->read_lat = sum(rlat_);
   o->write_lat = sum(wlat_);
+  const Adaptive& a = waiter_.adaptive();
+  for (int i = 0; i < kModes; i++) o->adaptive_ns[i] = a.mode_ns()[i] - adaptive_base_.ns[i];
+  o->adaptive_switches = a.switches() - adaptive_base_.switches;
+  o->adaptive_probes = a.probes() - adaptive_base_.probes;
+  return 0;
+}
+
+int Queue::adaptive_view(hio_adaptive_view* out) {
+  auto g = guard();
+  if (waiter_.get().mode != HIO_WAIT_ADAPTIVE)
+    return failf(EINVAL, "the queue's strategy is '%s', not 'adaptive'", hio_wait_mode_name(waiter_.get().mode));
+  waiter_.adaptive().view(out);
   return 0;
 }
 

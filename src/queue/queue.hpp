@@ -41,6 +41,7 @@ class Queue {
   int stats(hio_queue_stats* out);
   void stats_reset();
   int percentiles(hio_op op, const double* pcts, size_t n, uint64_t* out);
+  int adaptive_view(hio_adaptive_view* out);
 
  private:
   Queue(const hio_queue_opts& opts, EmuDeviceProvider emu);
@@ -51,7 +52,9 @@ class Queue {
     uint32_t len;
     int target;
     hio_op op;
+    bool busy;
   };
+  WaitHint oldest() const;
   int validate(const hio_io& io);
   int submit_locked(const hio_io* ios, unsigned n, unsigned flags);
   int reap_locked(hio_completion* out, unsigned max, unsigned min);
@@ -78,6 +81,9 @@ class Queue {
   Histogram rlat_, wlat_;
   uint64_t submitted_ = 0, completed_ = 0, errors_ = 0, rbytes_ = 0, wbytes_ = 0, flushes_ = 0;
   std::atomic<uint64_t> mode_changes_{0};  // set_strategy may come from any thread
+  struct {
+    uint64_t ns[kModes], switches, probes;
+  } adaptive_base_{};  // the adaptive counters at the last reset
   uint64_t start_ns_ = 0, start_cpu_ns_ = 0;
   pthread_t owner_;
 };

@@ -38,7 +38,7 @@ bool is_kernel_mode(hio_wait_mode m) {
 
 int Waiter::validate(const hio_strategy& s) {
   int m = raw_enum(s.mode);
-  if (m < HIO_WAIT_INTERRUPT || m > HIO_WAIT_SQPOLL) return failf(EINVAL, "unknown wait mode %d", m);
+  if (m < HIO_WAIT_INTERRUPT || m > HIO_WAIT_ADAPTIVE) return failf(EINVAL, "unknown wait mode %d", m);
   if (!(s.hybrid_fraction >= 0.0 && s.hybrid_fraction <= 10.0))
     return failf(EINVAL, "hybrid sleep fraction %g is outside 0..10", s.hybrid_fraction);
   if (s.hybrid_sleep_ns > 1000000000ull)
@@ -76,7 +76,50 @@ int Waiter::spin(Backend& be, Cqe* out, unsigned max, unsigned min, unsigned n, 
   return int(n);
 }
 
-int Waiter::wait(Backend& be, Cqe* out, unsigned max, unsigned min, bool pending, WaitStats& st) {
+int Waiter::block(Backend& be, Cqe* out, unsigned max, unsigned min, unsigned n, WaitStats& st) {
+  uint64_t t0 = now_ns();
+  while (n < min) {
+    int r = be.wait(out + n, max - n);
+    if (r < 0) return r;
+    n += unsigned(r);
+  }
+  st.sleep_ns += now_ns() - t0;
+  return int(n);
+}
+
+int Waiter::hybrid(Backend& be, Cqe* out, unsigned max, unsigned min, unsigned n, uint64_t sleep, WaitStats& st) {
+  if (sleep > 0) {
+    uint64_t t0 = now_ns();
+    sleep_ns(sleep);
+    st.sleep_ns += now_ns() - t0;
+    n += be.peek(out + n, max - n);
+  }
+  return spin(be, out, max, min, n, st);
+}
+
+int Waiter::adaptive_wait(Backend& be, Cqe* out, unsigned max, unsigned min, unsigned n, const WaitHint& hint,
+                          WaitStats& st) {
+  uint64_t t0 = now_ns();
+  Mode m = adaptive_.begin_wait(t0);
+  bool slept = m == Mode::interrupt;
+  int r;
+  if (m == Mode::interrupt) {
+    r = block(be, out, max, min, n, st);
+  } else if (int e = be.submit(); e < 0) {
+    r = e;
+  } else if (m == Mode::hybrid) {
+    uint64_t s = adaptive_.hybrid_sleep_ns(hint, t0);
+    slept = s > 0;
+    r = hybrid(be, out, max, min, n, s, st);
+  } else {
+    r = spin(be, out, max, min, n, st);
+  }
+  adaptive_.end_wait(now_ns() - t0, slept);
+  return r;
+}
+
+int Waiter::wait(Backend& be, Cqe* out, unsigned max, unsigned min, bool pending, const WaitHint& hint,
+                 WaitStats& st) {
   unsigned n = be.peek(out, max);
   if (n >= min) {
     if (pending)
@@ -89,26 +132,13 @@ int Waiter::wait(Backend& be, Cqe* out, unsigned max, unsigned min, bool pending
     case HIO_WAIT_POLL:
       if (int r = be.submit(); r < 0) return r;
       return spin(be, out, max, min, n, st);
-    case HIO_WAIT_HYBRID: {
+    case HIO_WAIT_HYBRID:
       if (int r = be.submit(); r < 0) return r;
-      if (uint64_t s = hybrid_sleep_ns(); s > 0) {
-        uint64_t t0 = now_ns();
-        sleep_ns(s);
-        st.sleep_ns += now_ns() - t0;
-        n += be.peek(out + n, max - n);
-      }
-      return spin(be, out, max, min, n, st);
-    }
-    default: {
-      uint64_t t0 = now_ns();
-      while (n < min) {
-        int r = be.wait(out + n, max - n);
-        if (r < 0) return r;
-        n += unsigned(r);
-      }
-      st.sleep_ns += now_ns() - t0;
-      return int(n);
-    }
+      return hybrid(be, out, max, min, n, hybrid_sleep_ns(), st);
+    case HIO_WAIT_ADAPTIVE:
+      return adaptive_wait(be, out, max, min, n, hint, st);
+    default:
+      return block(be, out, max, min, n, st);
   }
 }
 

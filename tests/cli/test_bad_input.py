@@ -27,6 +27,7 @@ def assert_usage_error(p, *needles):
         ("--runtime=ten", ["'ten'", "--runtime"]),
         ("--completion=spin", ["'spin'", "--completion"]),
         ("--verify=md5", ["'md5'", "--verify"]),
+        ("--adaptive_log=yes", ["'yes'", "--adaptive_log"]),
         ("--cpus_allowed=1-0", ["'1-0'", "--cpus_allowed"]),
         ("--direct=maybe", ["'maybe'", "--direct"]),
         ("--frobnicate=1", ["'--frobnicate'"]),

@@ -52,7 +52,7 @@ def test_keys_match_real_fio(run_json, disk_dir):
     assert not missing, missing
 
 
-@pytest.mark.parametrize("mode", ["interrupt", "poll", "hybrid"])
+@pytest.mark.parametrize("mode", ["interrupt", "poll", "hybrid", "adaptive"])
 def test_every_mode_on_emulated(run_json, mode):
     out = run_json("--name=j", *SMALL, "--rw=randrw", "--iodepth=8", f"--completion={mode}", "--verify=crc32c")
     job = out["jobs"][0]
@@ -62,13 +62,53 @@ def test_every_mode_on_emulated(run_json, mode):
     assert job["hybridio"]["strategy"] == mode
 
 
-@pytest.mark.parametrize("mode", ["interrupt", "poll", "hybrid", "sqpoll"])
+@pytest.mark.parametrize("mode", ["interrupt", "poll", "hybrid", "sqpoll", "adaptive"])
 def test_every_mode_on_file_with_verify(run_json, disk_dir, mode):
     f = disk_dir / "data"
     out = run_json("--name=w", f"--filename={f}", "--size=4m", "--rw=randwrite", "--bs=4k", "--iodepth=4",
                    "--direct=1", f"--completion={mode}", "--verify=crc32c")
     v = out["jobs"][0]["hybridio"]["verify"]
     assert v == {"blocks_verified": 1024, "mismatches": 0}
+
+
+def test_adaptive_reports_its_modes_and_monitor(run_json):
+    out = run_json("--name=j", *SMALL, "--rw=randread", "--runtime=0.3", "--time_based", "--completion=adaptive")
+    a = out["jobs"][0]["hybridio"]["adaptive"]
+    assert set(a["mode_pct"]) == {"interrupt", "poll", "hybrid"}
+    assert sum(a["mode_pct"].values()) == pytest.approx(100, abs=0.5)
+    assert a["switches"] >= 0 and a["probes"] >= 0
+    assert a["monitor"]["samples"] > 0 and 0 < a["monitor"]["cpu_pct"] < 1
+    assert a["wake_cpu_us"] > 0
+    assert a["last"]["settled"] in ("interrupt", "poll", "hybrid")
+    assert 0 <= a["last"]["contention"] <= 1
+    assert "timeline" not in out["jobs"][0]["hybridio"]
+
+
+def test_adaptive_log_samples_every_100ms(run_json):
+    out = run_json("--name=j", *SMALL, "--rw=randread", "--runtime=0.55", "--time_based", "--completion=adaptive",
+                   "--adaptive_log")
+    h = out["jobs"][0]["hybridio"]
+    tl = h["timeline"]
+    assert 4 <= len(tl) <= 5
+    gaps = [b["t_ms"] - a["t_ms"] for a, b in zip(tl, tl[1:])]
+    assert all(95 <= g <= 200 for g in gaps), gaps
+    for p in tl:
+        assert p["iops"] > 0 and p["mode"] in ("interrupt", "poll", "hybrid") and "contention" in p
+    assert h["start_unix_ms"] > 1.7e12
+
+
+def test_adaptive_log_with_a_static_mode_logs_iops_only(run_json):
+    out = run_json("--name=j", *SMALL, "--rw=randread", "--runtime=0.25", "--time_based", "--completion=poll",
+                   "--adaptive_log")
+    tl = out["jobs"][0]["hybridio"]["timeline"]
+    assert tl and all(set(p) == {"t_ms", "iops"} for p in tl)
+
+
+def test_list_strategies(run):
+    p = run("--list-strategies")
+    assert p.returncode == 0
+    lines = dict(line.split("\t") for line in p.stdout.splitlines())
+    assert lines["adaptive"] == "user-space" and lines["poll"] == "user-space" and lines["sqpoll"] == "kernel-side"
 
 
 def test_verify_catches_corruption_on_emulated(run):

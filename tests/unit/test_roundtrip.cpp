@@ -37,6 +37,7 @@ const StratKind kPoll{"poll", strat(HIO_WAIT_POLL)};
 const StratKind kHybridFixed{"hybrid2us", strat(HIO_WAIT_HYBRID, 2000)};
 const StratKind kHybridFrac{"hybridfrac", strat(HIO_WAIT_HYBRID, 0, 0.5)};
 const StratKind kSqpoll{"sqpoll", strat(HIO_WAIT_SQPOLL)};
+const StratKind kAdaptive{"adaptive", strat(HIO_WAIT_ADAPTIVE)};
 
 struct Config {
   TargetKind t;
@@ -46,7 +47,7 @@ struct Config {
 std::vector<Config> configs() {
   std::vector<Config> out;
   for (const auto& t : {kUringDirect, kUringBuffered, kEmuPcie4, kEmuCustom}) {
-    for (const auto& s : {kInterrupt, kPoll, kHybridFixed, kHybridFrac}) out.push_back({t, s});
+    for (const auto& s : {kInterrupt, kPoll, kHybridFixed, kHybridFrac, kAdaptive}) out.push_back({t, s});
     // SQPOLL is a kernel-side mode: io_uring only.
     if (!t.spec) out.push_back({t, kSqpoll});
   }

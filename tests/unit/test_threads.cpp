@@ -97,11 +97,14 @@ TEST(ThreadsSharedDevice, ConcurrentOpenAndClose) {
 }
 
 // One HIO_QUEUE_SHARED queue, 4 threads using the sync helpers at once:
-// every thread reads back its own data.
-TEST(ThreadsSharedQueue, SyncHelpersFromFourThreads) {
+// every thread reads back its own data, whichever thread does the waiting
+// (adaptive: each waiting thread's own contention monitor).
+class ThreadsSharedQueueModes : public testing::TestWithParam<hio_wait_mode> {};
+
+TEST_P(ThreadsSharedQueueModes, SyncHelpersFromFourThreads) {
   constexpr unsigned kThreads = 4, kOps = 150;
   Engine e;
-  Queue q(e, 8, strat(HIO_WAIT_INTERRUPT), HIO_QUEUE_SHARED);
+  Queue q(e, 8, strat(GetParam()), HIO_QUEUE_SHARED);
   ASSERT_EQ(q.rc(), 0) << q.err();
   int t = hio_queue_open(q, "emu:lat_us=5,iops=400000,size=16m", nullptr);
   ASSERT_GE(t, 0) << hio_last_error();
@@ -140,6 +143,9 @@ TEST(ThreadsSharedQueue, SyncHelpersFromFourThreads) {
   EXPECT_EQ(st.flush_ios, kThreads * 3u);
   EXPECT_EQ(hio_queue_inflight(q), 0u);
 }
+
+INSTANTIATE_TEST_SUITE_P(Modes, ThreadsSharedQueueModes, testing::Values(HIO_WAIT_INTERRUPT, HIO_WAIT_ADAPTIVE),
+                         [](const auto& info) { return std::string(hio_wait_mode_name(info.param)); });
 
 // A shared queue with threads mixing async submit/reap: each thread reaps
 // with min_complete 1 and collects completions, which may be anyone's; in
@@ -197,9 +203,9 @@ TEST(ThreadsStrategy, ChangeFromAnotherThreadDuringIo) {
   std::atomic<int> change_errors{0};
   std::thread changer([&] {
     const hio_strategy cycle[] = {strat(HIO_WAIT_POLL), strat(HIO_WAIT_HYBRID, 3000), strat(HIO_WAIT_INTERRUPT),
-                                  strat(HIO_WAIT_HYBRID, 0, 0.5)};
+                                  strat(HIO_WAIT_ADAPTIVE), strat(HIO_WAIT_HYBRID, 0, 0.5)};
     for (unsigned k = 0; !done.load(); k++) {
-      if (hio_queue_set_strategy(q, &cycle[k % 4]) == 0) changes++;
+      if (hio_queue_set_strategy(q, &cycle[k % 5]) == 0) changes++;
       else change_errors++;
       std::this_thread::sleep_for(std::chrono::microseconds(100));
     }

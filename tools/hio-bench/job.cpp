@@ -154,10 +154,18 @@ class Runner {
     uint64_t start = hio::now_ns();
     uint64_t end = o_.runtime_s > 0 ? start + uint64_t(o_.runtime_s * 1e9) : UINT64_MAX;
     uint64_t limit = o_.time_based ? UINT64_MAX : blocks_;
+    log_start_ = log_next_ = start;
+    timespec wall_clock;
+    clock_gettime(CLOCK_REALTIME, &wall_clock);
+    r.start_unix_ms = double(hio::ts_ns(wall_clock)) / 1e6;
+    log_ios_ = 0;
+    logging_ = o_.adaptive_log;
     if (!r.error) loop(end, limit, r);
+    logging_ = false;
     uint64_t wall = hio::now_ns() - start;
     Usage u1 = Usage::now();
     hio_queue_stats_get(q_.get(), &r.qs);
+    r.has_view = hio_queue_adaptive_view(q_.get(), &r.view) == 0;
     r.runtime_ms = double(wall) / 1e6;
     r.usr_pct = 100.0 * double(u1.utime_ns - u0.utime_ns) / double(wall);
     r.sys_pct = 100.0 * double(u1.stime_ns - u0.stime_ns) / double(wall);
@@ -228,7 +236,23 @@ class Runner {
         return;  // the queue is unusable: abandon what is in flight
       }
       for (int i = 0; i < n; i++) complete(comps_[size_t(i)], r);
+      if (logging_) log_sample(r);
     }
+  }
+
+  static constexpr uint64_t kLogPeriodNs = 100'000'000;
+
+  void log_sample(JobResult& r) {
+    uint64_t now = hio::now_ns();
+    if (now < log_next_ + kLogPeriodNs) return;
+    uint64_t ios = p_.read_ios.load(std::memory_order_relaxed) + p_.write_ios.load(std::memory_order_relaxed);
+    TimelinePoint pt;
+    pt.t_ms = double(now - log_start_) / 1e6;
+    pt.iops = double(ios - log_ios_) * 1e9 / double(now - log_next_);
+    pt.adaptive = hio_queue_adaptive_view(q_.get(), &pt.view) == 0;
+    r.timeline.push_back(pt);
+    log_next_ = now;
+    log_ios_ = ios;
   }
 
   // Keeps the first failed or short completion as the job's error; returns
@@ -308,6 +332,8 @@ class Runner {
   std::vector<unsigned> free_;
   std::vector<hio_completion> comps_;
   std::vector<bool> written_;
+  bool logging_ = false;
+  uint64_t log_start_ = 0, log_next_ = 0, log_ios_ = 0;
 };
 
 }  // namespace

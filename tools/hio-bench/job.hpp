@@ -24,6 +24,14 @@ struct DirResult {
   std::vector<std::pair<double, uint64_t>> pct;  // percentile -> ns
 };
 
+// One --adaptive_log sample: the interval that ended at t_ms.
+struct TimelinePoint {
+  double t_ms = 0;
+  double iops = 0;
+  bool adaptive = false;  // view is filled
+  hio_adaptive_view view{};
+};
+
 struct JobResult {
   std::string name;
   int error = 0;          // errno of the first I/O error, 0 if none
@@ -37,6 +45,10 @@ struct JobResult {
   bool emulated = false;
   uint64_t verified = 0, mismatches = 0;
   std::string first_mismatch;
+  std::vector<TimelinePoint> timeline;
+  double start_unix_ms = 0;  // wall clock when the measured run began
+  bool has_view = false;  // --completion=adaptive: what it saw at the end
+  hio_adaptive_view view{};
 };
 
 // An I/O failure outside a job's measured run (laying out its file):

@@ -21,6 +21,10 @@ int usage_error(const std::string& msg) {
   return 2;
 }
 
+bool is_kernel_side(hio_wait_mode m) {
+  return m == HIO_WAIT_IOPOLL || m == HIO_WAIT_HYBRID_IOPOLL || m == HIO_WAIT_SQPOLL;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -35,9 +39,9 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (inv.list_strategies) {
-    for (int m = HIO_WAIT_INTERRUPT; m <= HIO_WAIT_SQPOLL; m++)
+    for (int m = HIO_WAIT_INTERRUPT; m <= HIO_WAIT_ADAPTIVE; m++)
       std::printf("%s\t%s\n", hio_wait_mode_name(hio_wait_mode(m)),
-                  m <= HIO_WAIT_HYBRID ? "user-space" : "kernel-side");
+                  is_kernel_side(hio_wait_mode(m)) ? "kernel-side" : "user-space");
     return 0;
   }
   if (inv.version) {

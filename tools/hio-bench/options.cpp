@@ -112,8 +112,14 @@ const std::map<std::string, Setter>& table() {
        [](JobOptions& o, const std::string& v) {
          hio_wait_mode m;
          if (hio_wait_mode_parse(v.c_str(), &m) < 0)
-           invalid("completion", v, "expected interrupt, poll, hybrid, iopoll, hybrid_iopoll or sqpoll");
+           invalid("completion", v, "expected interrupt, poll, hybrid, iopoll, hybrid_iopoll, sqpoll or adaptive");
          o.completion = m;
+       }},
+      {"adaptive_log",
+       [](JobOptions& o, const std::string& v) {
+         if (v == "1") o.adaptive_log = true;
+         else if (v == "0") o.adaptive_log = false;
+         else invalid("adaptive_log", v, "expected 0 or 1");
        }},
       {"hybrid_sleep_us",
        [](JobOptions& o, const std::string& v) {
@@ -127,7 +133,7 @@ const std::map<std::string, Setter>& table() {
 }
 
 // Options that take no value when written bare.
-bool is_flag(const std::string& k) { return k == "time_based"; }
+bool is_flag(const std::string& k) { return k == "time_based" || k == "adaptive_log"; }
 
 void apply(JobOptions& o, std::string key, const std::string& value, const std::string& where) {
   if (key == "readwrite") key = "rw";
@@ -325,7 +331,10 @@ Job options:
   --verify=crc32c|none   write blocks with a crc32c header and check them on read
                          (written blocks are read back after the run)
   --completion=MODE      how to wait for completions: interrupt (default), poll,
-                         hybrid, iopoll, hybrid_iopoll, sqpoll (docs/strategies.md)
+                         hybrid, iopoll, hybrid_iopoll, sqpoll (docs/strategies.md),
+                         adaptive (docs/adaptive.md)
+  --adaptive_log         add a timeline to the JSON: every 100 ms, the IOPS and
+                         (adaptive) the mode and the contention it saw
   --hybrid_sleep_us=N    hybrid: sleep N us before polling (default: half the
                          moving-average latency)
 

@@ -35,6 +35,7 @@ struct JobOptions {
   bool verify = false;
   hio_wait_mode completion = HIO_WAIT_INTERRUPT;
   double hybrid_sleep_us = 0;  // 0: half the moving-average latency
+  bool adaptive_log = false;   // a timeline sample every 100 ms in the JSON
   std::map<std::string, std::string> given;  // as written, for the JSON "job options"
 };
 

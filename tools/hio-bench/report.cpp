@@ -26,6 +26,55 @@ json lat_json(const DirResult& d, bool with_pct) {
   return j;
 }
 
+const char* const kModes[] = {"interrupt", "poll", "hybrid"};
+
+json view_json(const hio_adaptive_view& v) {
+  return {{"mode", hio_wait_mode_name(v.mode)},
+          {"settled", hio_wait_mode_name(v.settled)},
+          {"probing", bool(v.probing)},
+          {"contention", v.contention},
+          {"cpu_available", v.cpu_available},
+          {"delay_share", v.delay_share},
+          {"nivcsw_per_s", v.nivcsw_per_s},
+          {"spare_cores", v.spare_cores},
+          {"others_cores", v.others_cores},
+          {"latency_us", v.latency_ns / 1e3},
+          {"latency_stddev_us", v.latency_stddev_ns / 1e3},
+          {"hybrid_sleep_us", double(v.hybrid_sleep_ns) / 1e3},
+          {"score", {{kModes[0], v.score[0]}, {kModes[1], v.score[1]}, {kModes[2], v.score[2]}}},
+          {"switches", v.switches},
+          {"probes", v.probes}};
+}
+
+// Time share per mode, switches, probes, the monitor's own cost and its
+// last view.
+json adaptive_json(const hio_queue_stats& q, const JobResult& r) {
+  uint64_t total = q.adaptive_ns[0] + q.adaptive_ns[1] + q.adaptive_ns[2];
+  json share = json::object();
+  for (int i = 0; i < 3; i++) share[kModes[i]] = total ? 100.0 * double(q.adaptive_ns[i]) / double(total) : 0.0;
+  json a = {{"mode_pct", share}, {"switches", q.adaptive_switches}, {"probes", q.adaptive_probes}};
+  if (r.has_view) {
+    const hio_adaptive_view& v = r.view;
+    a["monitor"] = {{"samples", v.monitor_samples},
+                    {"ns_per_sample", v.monitor_samples ? double(v.monitor_ns) / double(v.monitor_samples) : 0.0},
+                    {"cpu_pct", q.wall_ns ? 100.0 * double(v.monitor_ns) / double(q.wall_ns) : 0.0}};
+    a["wake_cpu_us"] = v.wake_cpu_ns / 1e3;
+    a["wake_late_us"] = v.wake_late_ns / 1e3;
+    a["last"] = view_json(v);
+  }
+  return a;
+}
+
+json timeline_json(const std::vector<TimelinePoint>& tl) {
+  json arr = json::array();
+  for (const TimelinePoint& p : tl) {
+    json e = {{"t_ms", p.t_ms}, {"iops", p.iops}};
+    if (p.adaptive) e.update(view_json(p.view));
+    arr.push_back(e);
+  }
+  return arr;
+}
+
 json dir_json(const DirResult& d, double runtime_ms) {
   double secs = runtime_ms / 1e3;
   double bw_bytes = secs > 0 ? double(d.bytes) / secs : 0;
@@ -78,6 +127,11 @@ std::string report_json(const std::vector<JobOptions>& jobs, const std::vector<J
               {"waits", q.waits},
               {"mode_changes", q.mode_changes},
               {"hybrid_sleep_us", o.hybrid_sleep_us}};
+    if (o.completion == HIO_WAIT_ADAPTIVE) h["adaptive"] = adaptive_json(q, r);
+    if (o.adaptive_log) {
+      h["timeline"] = timeline_json(r.timeline);
+      h["start_unix_ms"] = r.start_unix_ms;
+    }
     if (o.verify) h["verify"] = {{"blocks_verified", r.verified}, {"mismatches", r.mismatches}};
     if (r.error) h["error_message"] = r.error_msg;
     arr.push_back({{"jobname", r.name},

@@ -1,0 +1,121 @@
+#include "wait/adaptive.hpp"
+
+#include <algorithm>
+
+#include "util/clock.hpp"
+
+namespace hio {
+namespace {
+
+// Wake this much before the device is expected to finish: the spin after
+// the wake-up then absorbs the wake-up's jitter.
+constexpr double kSleepMarginNs = 1000;
+// A tick with too few completions is stretched up to this many ticks, so a
+// lightly used queue still measures each mode on enough I/O.
+constexpr uint64_t kMaxTickStretch = 8;
+
+hio_wait_mode api_mode(Mode m) {
+  switch (m) {
+    case Mode::interrupt: return HIO_WAIT_INTERRUPT;
+    case Mode::poll: return HIO_WAIT_POLL;
+    case Mode::hybrid: return HIO_WAIT_HYBRID;
+  }
+  return HIO_WAIT_POLL;
+}
+
+}  // namespace
+
+Mode Adaptive::begin_wait(uint64_t now) {
+  if (!started_) {
+    wake_ = &wake_cost();
+    ContentionMonitor& mon = ContentionMonitor::this_thread();
+    mon.sample(now);
+    monitor_samples0_ = mon.samples();
+    monitor_ns0_ = mon.cost_ns();
+    started_ = true;
+    tick_start_ = now_ns();
+    tick_cpu_ = thread_cpu_ns();
+    return mode_;
+  }
+  uint64_t age = now - tick_start_;
+  const PolicyParams& p = policy_.params();
+  uint64_t tick = last_.probe ? p.probe_tick_ns : p.tick_ns;
+  if (age >= tick && (tick_.completions >= p.min_completions || age >= kMaxTickStretch * tick))
+    end_tick(now);
+  return mode_;
+}
+
+void Adaptive::end_tick(uint64_t now) {
+  uint64_t cpu = thread_cpu_ns();
+  ContentionMonitor& mon = ContentionMonitor::this_thread();
+  ContentionView v = mon.sample(now);
+  tick_.wall_ns = now - tick_start_;
+  // A queue reaped from several threads ends ticks on different threads,
+  // whose CPU clocks do not continue each other's (docs/adaptive.md, Limits).
+  tick_.cpu_ns = cpu > tick_cpu_ ? cpu - tick_cpu_ : 0;
+  tick_.delay_share = mon.last_interval().delay_share;
+  mode_ns_[int(mode_)] += tick_.wall_ns;
+  Signals sig;
+  sig.contention = v.contention;
+  sig.spare = v.spare;
+  sig.others = v.others;
+  sig.wait_share = tick_.wall_ns ? double(tick_.wait_ns) / double(tick_.wall_ns) : 0;
+  sig.wake_cpu_ns = wake_->cpu_ns;
+  // Worth trying only if the sleep it would take saves more spinning than
+  // the wake-up costs.
+  sig.hybrid_viable = lat_.low_ns(last_len_) - wake_->late_ns - kSleepMarginNs > wake_->cpu_ns;
+  last_ = policy_.on_tick(now, mode_, tick_, sig);
+  seen_ = v;
+  mode_ = last_.mode;
+  tick_ = TickSample{};
+  tick_start_ = now;
+  tick_cpu_ = cpu;
+  ticks_++;
+}
+
+uint64_t Adaptive::hybrid_sleep_ns(const WaitHint& h, uint64_t now) const {
+  double due = double(h.submit_ns ? h.submit_ns : now) + lat_.low_ns(h.len) - wake_->late_ns - kSleepMarginNs;
+  return due > double(now) ? uint64_t(due - double(now)) : 0;
+}
+
+void Adaptive::end_wait(uint64_t waited_ns, bool slept) {
+  tick_.wait_ns += waited_ns;
+  tick_.sleeps += slept ? 1 : 0;
+}
+
+void Adaptive::completed(uint32_t len, uint64_t lat_ns) {
+  tick_.completions++;
+  tick_.lat_sum_ns += lat_ns;
+  last_len_ = len;
+  // Only a poller sees the device's own latency; the other modes add their wake-up.
+  if (mode_ == Mode::poll) lat_.add(len, lat_ns);
+}
+
+void Adaptive::view(hio_adaptive_view* o) const {
+  *o = hio_adaptive_view{};
+  o->mode = api_mode(mode_);
+  o->settled = api_mode(policy_.settled());
+  o->probing = last_.probe;
+  o->contention = seen_.contention;
+  o->cpu_available = 1.0 - seen_.contention;
+  o->delay_share = seen_.delay_share;
+  o->nivcsw_per_s = seen_.nivcsw_per_s;
+  o->spare_cores = seen_.spare;
+  o->others_cores = seen_.others;
+  o->latency_ns = lat_.mean_ns(last_len_);
+  o->latency_stddev_ns = lat_.stddev_ns(last_len_);
+  o->wake_cpu_ns = wake_ ? wake_->cpu_ns : 0;
+  o->wake_late_ns = wake_ ? wake_->late_ns : 0;
+  o->hybrid_sleep_ns = wake_ ? hybrid_sleep_ns(WaitHint{1, last_len_}, 1) : 0;
+  for (int i = 0; i < kModes; i++) o->score[i] = last_.score[size_t(i)];
+  o->ticks = ticks_;
+  o->switches = policy_.switches();
+  o->probes = policy_.probes();
+  // The monitor is the calling thread's: from another thread the counts
+  // start from wherever that thread's monitor stands.
+  const ContentionMonitor& mon = ContentionMonitor::this_thread();
+  o->monitor_samples = mon.samples() > monitor_samples0_ ? mon.samples() - monitor_samples0_ : 0;
+  o->monitor_ns = mon.cost_ns() > monitor_ns0_ ? mon.cost_ns() - monitor_ns0_ : 0;
+}
+
+}  // namespace hio

@@ -1,0 +1,54 @@
+// The adaptive strategy at run time: cuts a queue's waiting into ticks,
+// measures each tick (time, CPU, completions, the thread's contention), asks
+// the policy which mode the next tick uses, and sizes hybrid sleeps from the
+// latency estimator. Lives in the Waiter; runs on the thread that waits.
+#pragma once
+#include <cstdint>
+
+#include "hybridio/hio.h"
+#include "wait/adaptive_policy.hpp"
+#include "wait/contention.hpp"
+#include "wait/latency.hpp"
+
+namespace hio {
+
+// What the queue knows of the command a wait is for: the oldest in flight.
+struct WaitHint {
+  uint64_t submit_ns = 0;  // 0: unknown
+  uint32_t len = 4096;
+};
+
+class Adaptive {
+ public:
+  explicit Adaptive(PolicyParams p = {}) : policy_(p) {}
+
+  // The mode for a wait starting now; ends the current tick if it is over.
+  Mode begin_wait(uint64_t now);
+  // How long a hybrid wait for this command sleeps before polling.
+  uint64_t hybrid_sleep_ns(const WaitHint& h, uint64_t now) const;
+  void end_wait(uint64_t waited_ns, bool slept);
+  void completed(uint32_t len, uint64_t lat_ns);
+
+  void view(hio_adaptive_view* out) const;
+  const uint64_t* mode_ns() const { return mode_ns_; }
+  uint64_t switches() const { return policy_.switches(); }
+  uint64_t probes() const { return policy_.probes(); }
+
+ private:
+  void end_tick(uint64_t now);
+
+  AdaptivePolicy policy_;
+  LatencyEstimator lat_;
+  const WakeCost* wake_ = nullptr;
+  Decision last_{};
+  Mode mode_ = Mode::poll;
+  bool started_ = false;
+  uint64_t tick_start_ = 0, tick_cpu_ = 0, ticks_ = 0;
+  TickSample tick_{};
+  ContentionView seen_{};
+  uint32_t last_len_ = 4096;
+  uint64_t mode_ns_[kModes] = {};
+  uint64_t monitor_samples0_ = 0, monitor_ns0_ = 0;
+};
+
+}  // namespace hio

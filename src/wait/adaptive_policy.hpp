@@ -1,0 +1,121 @@
+// The adaptive strategy's decision: which of interrupt, poll and hybrid a
+// queue uses for its next tick, from what each mode was measured to cost and
+// how much CPU other work on the same cores wants. Pure logic: it is fed
+// measurements and returns a mode, so tests drive it with synthetic signals.
+// docs/adaptive.md explains the model and every constant.
+#pragma once
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+namespace hio {
+
+enum class Mode : int { interrupt = 0, poll = 1, hybrid = 2 };
+constexpr int kModes = 3;
+const char* mode_name(Mode m);
+
+// What one tick in one mode measured on the queue's thread.
+struct TickSample {
+  uint64_t wall_ns = 0;
+  uint64_t wait_ns = 0;      // inside wait(): asleep or spinning
+  uint64_t cpu_ns = 0;       // the thread's CPU time
+  uint64_t completions = 0;
+  uint64_t lat_sum_ns = 0;   // sum of the completions' latencies
+  uint64_t sleeps = 0;       // times the thread went to sleep
+  double delay_share = 0;    // share of the tick spent runnable but not running
+};
+
+// What the policy learned of one mode.
+struct ModeCost {
+  bool known = false;
+  double iops = 0;      // completions per second, as measured (under that contention)
+  double iops_free = 0; // the same over the time the thread could run: as if alone
+  double cpu_ns = 0;    // thread CPU per completion
+  double lat_ns = 0;    // mean completion latency
+  double sleeps = 0;    // sleeps per completion
+  uint64_t at_ns = 0;   // when it was last measured
+  bool borrowed = false; // copied from the nearest level, not measured here
+};
+
+// The situation at the end of a tick.
+struct Signals {
+  double contention = 0;  // CPU (in cores, 0..1) other work wants from our cores
+  double spare = -1;      // idle cores while the thread slept lately (-1: not known)
+  double others = -1;     // cores others used meanwhile (-1: not known)
+  double wait_share = 0;  // share of the last tick the queue spent waiting
+  double wake_cpu_ns = 0; // measured CPU cost of one sleep and wake-up
+  bool hybrid_viable = true;  // a hybrid sleep would save more CPU than the wake-up costs
+};
+
+struct PolicyParams {
+  uint64_t tick_ns = 5'000'000;             // decision cadence
+  uint64_t probe_tick_ns = 2'500'000;       // a probe's length
+  double quiet = 0.05;                       // contention below this: nobody wants our CPU
+  double light_wait_share = 0.5;             // waiting less than this: light demand
+  double light_lat_slack = 1.10;             // light demand may cost this much latency
+  double switch_gain = 1.05;                 // a switch must promise this much more score...
+  int switch_ticks = 2;                      // ...for this many ticks in a row,
+  double jump_gain = 1.20;                   // or this much, at once
+  uint64_t probe_min_ns = 200'000'000;       // probe interval at first
+  uint64_t probe_max_ns = 2'000'000'000;     // and at most, once things are steady
+  double far_behind = 0.8;                   // a mode scoring below this share of the best backs off faster
+  double hidden_wake_share = 0.5;            // wake-up CPU not charged to the thread, per sleep
+  double spare_free = 0.05;                  // idle cores that show a neighbour had all it wanted
+  uint64_t min_completions = 8;              // a tick with fewer teaches nothing
+  double ewma = 0.25;                        // weight of a new measurement
+};
+
+struct Decision {
+  Mode mode = Mode::poll;  // for the next tick
+  bool probe = false;      // a short visit to another mode, to measure it
+  std::array<double, kModes> score{};  // predicted combined progress (0: unknown)
+};
+
+// Contention levels, each with its own table of what the modes cost: a
+// co-runner that comes and goes finds the policy already calibrated for it.
+constexpr int kLevels = 4;
+constexpr double kLevelEdges[kLevels - 1] = {0.05, 0.15, 0.3};
+int contention_level(double contention);
+
+class AdaptivePolicy {
+ public:
+  explicit AdaptivePolicy(PolicyParams p = {}) : p_(p) {}
+
+  // The tick that ran in `ran` has ended at now_ns; returns the next tick's mode.
+  Decision on_tick(uint64_t now_ns, Mode ran, const TickSample& s, const Signals& sig);
+
+  // The mode the queue settles on between probes.
+  Mode settled() const { return cur_; }
+  const ModeCost& cost(Mode m, double contention) const {
+    return tab_[size_t(contention_level(contention))].cost[size_t(int(m))];
+  }
+  // Predicted combined progress of both tenants in mode m (0 if unknown).
+  double score(Mode m, double contention, double wake_cpu_ns) const;
+  uint64_t switches() const { return switches_; }
+  uint64_t probes() const { return probes_; }
+  const PolicyParams& params() const { return p_; }
+
+ private:
+  struct Table {
+    std::array<ModeCost, kModes> cost{};
+    std::array<uint64_t, kModes> probe_every{}, last_probe{};
+    double spare = -1, others = -1;  // seen while sleeping at this level
+  };
+  void learn(uint64_t now, Mode m, const TickSample& s, Table& t);
+  void borrow(uint64_t now, int level);
+  Mode best(const Signals& sig, std::array<double, kModes>& score) const;
+  Mode next_probe(uint64_t now, const Signals& sig, const std::array<double, kModes>& score);
+  bool alone_and_busy(const Signals& sig) const;
+
+  Table& table(double contention) { return tab_[size_t(contention_level(contention))]; }
+  const Table& table(double contention) const { return tab_[size_t(contention_level(contention))]; }
+
+  PolicyParams p_;
+  std::array<Table, kLevels> tab_{};
+  Mode cur_ = Mode::poll;
+  Mode pending_ = Mode::poll;
+  int pending_ticks_ = 0;
+  uint64_t switches_ = 0, probes_ = 0;
+};
+
+}  // namespace hio

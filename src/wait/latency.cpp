@@ -1,0 +1,69 @@
+#include "wait/latency.hpp"
+
+#include <sys/prctl.h>
+#include <time.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+
+#include "util/clock.hpp"
+
+namespace hio {
+namespace {
+
+// New samples weigh 1/16, as Linux's hybrid polling and the plain hybrid
+// strategy weigh theirs: about the last 16 I/O.
+constexpr double kWeight = 1.0 / 16;
+// A sample this far above the mean is a preemption, not the device.
+constexpr double kOutlier = 4.0;
+
+}  // namespace
+
+int LatencyEstimator::size_class(uint32_t bytes) {
+  int c = 0;
+  for (uint32_t b = 512; b < bytes && c < kClasses - 1; b <<= 1) c++;
+  return c;
+}
+
+void LatencyEstimator::add(uint32_t bytes, uint64_t ns) {
+  Class& c = cls_[size_t(size_class(bytes))];
+  double x = double(ns);
+  if (c.n == 0) {
+    c.mean = x;
+  } else {
+    if (c.n > 16 && x > kOutlier * c.mean) return;
+    double d = x - c.mean;
+    c.mean += kWeight * d;
+    c.var = (1 - kWeight) * (c.var + kWeight * d * d);
+  }
+  c.n++;
+}
+
+double LatencyEstimator::stddev_ns(uint32_t bytes) const { return std::sqrt(cls_[size_t(size_class(bytes))].var); }
+
+double LatencyEstimator::low_ns(uint32_t bytes) const {
+  return std::max(0.0, mean_ns(bytes) - 2 * stddev_ns(bytes));
+}
+
+WakeCost measure_wake_cost(int sleeps) {
+  prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+  constexpr uint64_t kAsk = 1000;
+  timespec ts = ns_to_ts(kAsk);
+  uint64_t c0 = thread_cpu_ns(), t0 = now_ns();
+  for (int i = 0; i < sleeps; i++)
+    while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, nullptr) == EINTR) {
+    }
+  uint64_t c1 = thread_cpu_ns(), t1 = now_ns();
+  WakeCost w;
+  w.cpu_ns = double(c1 - c0) / sleeps;
+  w.late_ns = std::max(0.0, double(t1 - t0) / sleeps - double(kAsk));
+  return w;
+}
+
+const WakeCost& wake_cost() {
+  static const WakeCost w = measure_wake_cost(32);
+  return w;
+}
+
+}  // namespace hio

@@ -1,0 +1,44 @@
+// The latency estimator: moving average and spread of the device's
+// completion latency per I/O size class, and the measured cost of one
+// sleep and wake-up on this machine. The adaptive strategy sizes its hybrid
+// sleep from both.
+#pragma once
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+namespace hio {
+
+class LatencyEstimator {
+ public:
+  static constexpr int kClasses = 12;  // 512 B, 1 KiB, ... 1 MiB and larger
+
+  static int size_class(uint32_t bytes);
+  // A completion's latency, as seen by a thread that was polling for it.
+  void add(uint32_t bytes, uint64_t ns);
+  // 0 while the class has no sample.
+  double mean_ns(uint32_t bytes) const { return cls_[size_t(size_class(bytes))].mean; }
+  double stddev_ns(uint32_t bytes) const;
+  // The latency most completions of this size exceed: mean - 2 stddev.
+  double low_ns(uint32_t bytes) const;
+  uint64_t samples(uint32_t bytes) const { return cls_[size_t(size_class(bytes))].n; }
+
+ private:
+  struct Class {
+    double mean = 0, var = 0;
+    uint64_t n = 0;
+  };
+  std::array<Class, kClasses> cls_{};
+};
+
+// What a timed sleep costs the calling thread: CPU time, and how late it
+// wakes up past the time asked for.
+struct WakeCost {
+  double cpu_ns = 0;
+  double late_ns = 0;
+};
+// Measured once per process (a few hundred microseconds of short sleeps).
+const WakeCost& wake_cost();
+WakeCost measure_wake_cost(int sleeps);
+
+}  // namespace hio

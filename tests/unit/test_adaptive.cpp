@@ -1,0 +1,557 @@
+// The adaptive strategy's pieces, driven by synthetic signals: the decision
+// in every regime, its hysteresis and probing, the contention estimate, the
+// latency estimator. No timing is asserted: ticks carry made-up clocks.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "hybridio/hio.hpp"
+#include "test_util.hpp"
+#include "wait/adaptive_policy.hpp"
+#include "wait/contention.hpp"
+#include "wait/latency.hpp"
+
+using namespace hio;
+
+namespace {
+
+// What a device and machine cost per mode, as a queue would measure it.
+struct Truth {
+  double iops, cpu_us, lat_us, sleeps;
+};
+using Device = std::array<Truth, kModes>;  // interrupt, poll, hybrid
+
+// Shaped after this project's measurements (docs/adaptive.md): a virtio
+// disk where an interrupt costs less than half a polled I/O's CPU; an
+// emulated PCIe 4.0 SSD where it costs as much; a PCIe 3.0 one where a
+// hybrid sleep saves half the CPU at polling's latency.
+const Device kDisk{{{35000, 10, 28, 1}, {45000, 22, 22, 0}, {27000, 20, 36, 1}}};
+const Device kPcie4{{{67000, 8.3, 14.4, 1}, {117000, 8.5, 8.3, 0}, {67000, 7.9, 14.4, 1}}};
+const Device kPcie3{{{45000, 8.7, 21.6, 1}, {64000, 15.5, 15.3, 0}, {62000, 8.6, 15.7, 1}}};
+
+constexpr uint64_t kTick = 10'000'000;
+
+// A tick of `ms` in mode m on device d, beside others wanting `contention`
+// of the core; a poller waits behind them for its fair share of the time.
+TickSample tick(const Device& d, Mode m, double contention, double wait_share = 0.95) {
+  const Truth& t = d[size_t(int(m))];
+  TickSample s;
+  s.wall_ns = kTick;
+  s.delay_share = m == Mode::poll ? std::min(contention, 0.5) : 0.0;
+  s.completions = uint64_t(t.iops * (1 - s.delay_share) * 0.01);
+  s.cpu_ns = uint64_t(t.cpu_us * 1000 * double(s.completions));
+  s.lat_sum_ns = uint64_t(t.lat_us * 1000 * double(s.completions));
+  s.sleeps = uint64_t(t.sleeps * double(s.completions));
+  s.wait_ns = uint64_t(wait_share * double(kTick));
+  return s;
+}
+
+Signals sig(double contention, double wait_share = 0.95, bool hybrid_viable = true) {
+  Signals g;
+  g.contention = contention;
+  g.wait_share = wait_share;
+  g.wake_cpu_ns = 5000;
+  g.hybrid_viable = hybrid_viable;
+  return g;
+}
+
+// Runs the policy for n ticks in a steady situation; returns the last decision.
+struct Driver {
+  AdaptivePolicy p;
+  uint64_t now = 0;
+  Mode mode = Mode::poll;
+  int probes_seen = 0;
+  Decision run(const Device& d, double contention, int n, double wait_share = 0.95, bool viable = true) {
+    Decision last;
+    for (int i = 0; i < n; i++) {
+      now += kTick;
+      last = p.on_tick(now, mode, tick(d, mode, contention, wait_share), sig(contention, wait_share, viable));
+      probes_seen += last.probe;
+      mode = last.mode;
+    }
+    return last;
+  }
+};
+
+}  // namespace
+
+TEST(AdaptivePolicy, AloneAndBusyPollsWithoutProbing) {
+  Driver d;
+  Decision last = d.run(kDisk, 0.0, 300);
+  EXPECT_EQ(last.mode, Mode::poll);
+  EXPECT_EQ(d.p.settled(), Mode::poll);
+  EXPECT_EQ(d.p.probes(), 0u);
+  EXPECT_EQ(d.p.switches(), 0u);
+}
+
+TEST(AdaptivePolicy, ContentionProbesTheUnknownModesFirst) {
+  Driver d;
+  d.run(kDisk, 0.0, 5);
+  Decision a = d.run(kDisk, 1.0, 1);
+  EXPECT_TRUE(a.probe);
+  Decision b = d.run(kDisk, 1.0, 1);
+  EXPECT_TRUE(b.probe);
+  EXPECT_NE(a.mode, b.mode);
+  d.run(kDisk, 1.0, 1);  // the second probe's tick is learned when it ends
+  EXPECT_TRUE(d.p.cost(Mode::interrupt, 1.0).known);
+  EXPECT_TRUE(d.p.cost(Mode::hybrid, 1.0).known);
+}
+
+// The disk: polling pays alone and beside a light co-runner; interrupts pay
+// from half the core on (the crossover lies between, near a quarter).
+TEST(AdaptivePolicy, DiskCrossesOverToInterrupts) {
+  for (double c : {0.5, 1.0}) {
+    Driver d;
+    d.run(kDisk, c, 40);
+    EXPECT_EQ(d.p.settled(), Mode::interrupt) << "contention " << c;
+  }
+  Driver d;
+  d.run(kDisk, 0.08, 40);
+  EXPECT_EQ(d.p.settled(), Mode::poll);
+}
+
+// When a wake-up costs as much CPU as the I/O, sleeping frees nothing for
+// the co-runner: poll at every load.
+TEST(AdaptivePolicy, Pcie4PollsAtEveryLoad) {
+  for (double c : {0.05, 0.1, 0.25, 0.5, 1.0}) {
+    Driver d;
+    d.run(kPcie4, c, 40);
+    EXPECT_EQ(d.p.settled(), Mode::poll) << "contention " << c;
+  }
+}
+
+TEST(AdaptivePolicy, Pcie3SleepsThroughPartOfEachIoUnderLoad) {
+  Driver d;
+  d.run(kPcie3, 1.0, 40);
+  EXPECT_EQ(d.p.settled(), Mode::hybrid);
+  EXPECT_GT(d.p.score(Mode::hybrid, 1.0, 5000), d.p.score(Mode::poll, 1.0, 5000));
+}
+
+TEST(AdaptivePolicy, HybridNeverTriedWhereItCannotSleep) {
+  Driver d;
+  d.run(kPcie3, 1.0, 200, 0.95, /*viable=*/false);
+  EXPECT_NE(d.p.settled(), Mode::hybrid);
+  EXPECT_FALSE(d.p.cost(Mode::hybrid, 1.0).known);
+}
+
+// A light demand on a free core: polling's latency (within 10 %) for the
+// least CPU. pcie3's hybrid keeps it at half the CPU; the disk's modes all
+// cost latency, so it polls.
+TEST(AdaptivePolicy, LightDemandTakesTheCheapestModeThatKeepsLatency) {
+  Driver a;
+  a.run(kPcie3, 0.0, 100, /*wait_share=*/0.15);
+  EXPECT_EQ(a.p.settled(), Mode::hybrid);
+  Driver b;
+  b.run(kDisk, 0.0, 100, 0.15);
+  EXPECT_EQ(b.p.settled(), Mode::poll);
+}
+
+TEST(AdaptivePolicy, FollowsTheCoRunnerOnAndOff) {
+  Driver d;
+  d.run(kDisk, 0.0, 20);
+  d.run(kDisk, 1.0, 10);
+  EXPECT_EQ(d.p.settled(), Mode::interrupt);
+  d.run(kDisk, 0.0, 3);
+  EXPECT_EQ(d.p.settled(), Mode::poll);
+  EXPECT_GE(d.p.switches(), 2u);
+}
+
+// ---- hysteresis -------------------------------------------------------------------
+
+namespace {
+
+// A policy settled on poll with interrupt known, where interrupt's score
+// beats poll's by `gain` (contention fixed at 1: both tenants want the core).
+struct Settled {
+  AdaptivePolicy p;
+  uint64_t now = kTick;
+  explicit Settled(double gain) {
+    // poll: 100K IOPS (the best), and the co-runner keeps half the core: 1.5.
+    p.on_tick(now, Mode::poll, sample(100000, 10000), sig(1.0));
+    // interrupt: no CPU, so the co-runner keeps the core; its I/O rate sets the gain.
+    interrupt_iops = (1.5 * gain - 1.0) * 100000;
+    now += kTick;
+    p.on_tick(now, Mode::interrupt, sample(interrupt_iops, 0), sig(1.0));
+  }
+  static TickSample sample(double iops, double cpu_ns) {
+    TickSample s;
+    s.wall_ns = kTick;
+    s.completions = uint64_t(iops * 0.01);
+    s.cpu_ns = uint64_t(cpu_ns * double(s.completions));
+    s.lat_sum_ns = 10000 * s.completions;
+    s.wait_ns = kTick;
+    return s;
+  }
+  Decision step() {
+    now += kTick;
+    return p.on_tick(now, p.settled(), TickSample{}, sig(1.0));
+  }
+  double interrupt_iops;
+};
+
+}  // namespace
+
+TEST(AdaptivePolicy, SmallGainNeverSwitches) {
+  Settled s(1.04);
+  for (int i = 0; i < 20; i++) s.step();
+  EXPECT_EQ(s.p.settled(), Mode::poll);
+}
+
+TEST(AdaptivePolicy, ModerateGainSwitchesAfterTwoTicks) {
+  Settled s(1.10);
+  EXPECT_EQ(s.p.settled(), Mode::poll);  // one tick of evidence so far
+  s.step();
+  EXPECT_EQ(s.p.settled(), Mode::interrupt);
+  EXPECT_EQ(s.p.switches(), 1u);
+}
+
+TEST(AdaptivePolicy, LargeGainSwitchesAtOnce) {
+  AdaptivePolicy p;
+  p.on_tick(kTick, Mode::poll, Settled::sample(100000, 10000), sig(1.0));
+  p.on_tick(2 * kTick, Mode::interrupt, Settled::sample(85000, 0), sig(1.0));  // 1.85 against 1.5
+  EXPECT_EQ(p.settled(), Mode::interrupt);
+}
+
+// Evidence must hold for consecutive ticks: a tick that favours the
+// current mode again starts the count over.
+TEST(AdaptivePolicy, InterruptedEvidenceDoesNotSwitch) {
+  Settled s(1.10);  // one tick in favour of interrupt
+  for (int i = 0; i < 10; i++) {
+    s.now += kTick;
+    s.p.on_tick(s.now, Mode::poll, TickSample{}, sig(0.0));  // alone again: poll
+    s.now += kTick;
+    s.p.on_tick(s.now, Mode::poll, TickSample{}, sig(1.0));  // one tick for interrupt
+  }
+  EXPECT_EQ(s.p.settled(), Mode::poll);
+  EXPECT_EQ(s.p.switches(), 0u);
+}
+
+// ---- probing ------------------------------------------------------------------------
+
+TEST(AdaptivePolicy, ProbesBackOffWhileSteady) {
+  Driver d;
+  d.run(kDisk, 1.0, 20);  // settle on interrupt
+  ASSERT_EQ(d.p.settled(), Mode::interrupt);
+  int before = d.probes_seen;
+  d.run(kDisk, 1.0, 160);  // 1.6 s steady
+  int steady = d.probes_seen - before;
+  EXPECT_GE(steady, 2);   // still probes...
+  EXPECT_LE(steady, 10);  // ...but backs off (every tick would be 160)
+}
+
+// Each level of contention keeps its own measurements. A level never seen
+// starts from the nearest one's (probed on the usual schedule, not at once);
+// a level seen before is used at once.
+TEST(AdaptivePolicy, ContentionLevelsKeepTheirOwnMeasurements) {
+  Driver d;
+  d.run(kDisk, 1.0, 20);
+  ASSERT_EQ(d.p.settled(), Mode::interrupt);
+  int before = d.probes_seen;
+  d.run(kDisk, 0.2, 2);  // medium: borrowed from heavy
+  EXPECT_EQ(d.probes_seen, before);
+  EXPECT_TRUE(d.p.cost(Mode::poll, 0.2).known);
+  d.run(kDisk, 0.2, 40);  // then probed on schedule
+  EXPECT_GT(d.probes_seen, before);
+  EXPECT_FALSE(d.p.cost(Mode::poll, 0.2).borrowed);
+  d.run(kDisk, 0.0, 5);
+  ASSERT_EQ(d.p.settled(), Mode::poll);
+  ASSERT_TRUE(d.p.cost(Mode::interrupt, 1.0).known);
+  uint64_t switches = d.p.switches();
+  d.run(kDisk, 1.0, 1);  // back to a known level: switch on the first tick
+  EXPECT_EQ(d.p.settled(), Mode::interrupt);
+  EXPECT_EQ(d.p.switches(), switches + 1);
+}
+
+TEST(AdaptivePolicy, TicksWithTooFewCompletionsTeachNothing) {
+  AdaptivePolicy p;
+  TickSample s = Settled::sample(100000, 10000);
+  s.completions = 3;
+  p.on_tick(kTick, Mode::poll, s, sig(1.0));
+  EXPECT_FALSE(p.cost(Mode::poll, 1.0).known);
+}
+
+TEST(AdaptivePolicy, RatesAreMeasuredOverTheTimeTheThreadCouldRun) {
+  AdaptivePolicy p;
+  TickSample s = Settled::sample(50000, 20000);  // 500 completions in 10 ms...
+  s.delay_share = 0.5;                            // ...while running half of it
+  p.on_tick(kTick, Mode::poll, s, sig(0.5));
+  EXPECT_NEAR(p.cost(Mode::poll, 0.5).iops, 50000, 1);
+  EXPECT_NEAR(p.cost(Mode::poll, 0.5).iops_free, 100000, 1);
+  EXPECT_NEAR(p.cost(Mode::poll, 0.5).cpu_ns, 20000, 1);
+}
+
+TEST(AdaptivePolicy, ModeNames) {
+  EXPECT_EQ(std::string(mode_name(Mode::interrupt)), "interrupt");
+  EXPECT_EQ(std::string(mode_name(Mode::poll)), "poll");
+  EXPECT_EQ(std::string(mode_name(Mode::hybrid)), "hybrid");
+}
+
+// ---- the contention estimate ----------------------------------------------------------
+
+TEST(Contention, ParsesSchedstat) {
+  SchedReading r;
+  ASSERT_TRUE(parse_schedstat("157081 23954 2\n", r));
+  EXPECT_EQ(r.run_ns, 157081u);
+  EXPECT_EQ(r.delay_ns, 23954u);
+  EXPECT_EQ(r.slices, 2u);
+  EXPECT_FALSE(parse_schedstat("157081 oops", r));
+  EXPECT_FALSE(parse_schedstat("", r));
+}
+
+namespace {
+SchedReading at(uint64_t t, uint64_t run, uint64_t delay, uint64_t slices, uint64_t nivcsw = 0) {
+  SchedReading r;
+  r.at_ns = t;
+  r.run_ns = run;
+  r.delay_ns = delay;
+  r.slices = slices;
+  r.nivcsw = nivcsw;
+  return r;
+}
+}  // namespace
+
+TEST(Contention, ASpinnerSeesOthersAsItsDelay) {
+  ContentionView v = estimate(at(0, 0, 0, 0), at(10'000'000, 6'000'000, 4'000'000, 5, 4), 0.9);
+  EXPECT_TRUE(v.measured);
+  EXPECT_NEAR(v.contention, 0.4, 1e-9);
+  EXPECT_NEAR(v.delay_share, 0.4, 1e-9);
+  EXPECT_NEAR(v.nivcsw_per_s, 400, 1e-6);
+}
+
+TEST(Contention, ASleeperWhoseWakeUpsFindTheCpuIdleSeesNone) {
+  ContentionView v = estimate(at(0, 0, 0, 0), at(10'000'000, 2'000'000, 20'000, 1000), 0.7);
+  EXPECT_TRUE(v.measured);
+  EXPECT_EQ(v.contention, 0);
+}
+
+TEST(Contention, ASleeperThatWaitsToRunCarriesTheLastMeasure) {
+  ContentionView v = estimate(at(0, 0, 0, 0), at(10'000'000, 2'000'000, 1'000'000, 1000), 0.7);
+  EXPECT_FALSE(v.measured);
+  EXPECT_DOUBLE_EQ(v.contention, 0.7);
+}
+
+TEST(Contention, AnEmptyIntervalCarries) {
+  ContentionView v = estimate(at(5, 0, 0, 0), at(5, 0, 0, 0), 0.3);
+  EXPECT_DOUBLE_EQ(v.contention, 0.3);
+}
+
+TEST(Contention, TheMonitorReadsThisThread) {
+  ContentionMonitor& m = ContentionMonitor::this_thread();
+  m.restart();
+  uint64_t s0 = m.samples();
+  m.sample(1'000'000'000);
+  m.sample(1'000'000'000 + 2 * ContentionMonitor::kMinGapNs);
+  m.sample(1'000'000'000 + 2 * ContentionMonitor::kMinGapNs + 1);  // too soon: skipped
+  EXPECT_EQ(m.samples(), s0 + 2);
+  EXPECT_GT(m.cost_ns(), 0u);
+}
+
+// ---- the latency estimator --------------------------------------------------------------
+
+TEST(LatencyEstimator, SizeClasses) {
+  EXPECT_EQ(LatencyEstimator::size_class(512), 0);
+  EXPECT_EQ(LatencyEstimator::size_class(4096), 3);
+  EXPECT_EQ(LatencyEstimator::size_class(4097), 4);
+  EXPECT_EQ(LatencyEstimator::size_class(1u << 30), LatencyEstimator::kClasses - 1);
+}
+
+TEST(LatencyEstimator, TracksMeanAndSpreadPerSize) {
+  LatencyEstimator e;
+  for (int i = 0; i < 2000; i++) {
+    e.add(4096, i % 2 ? 9000 : 11000);
+    e.add(65536, 40000);
+  }
+  EXPECT_NEAR(e.mean_ns(4096), 10000, 200);
+  EXPECT_NEAR(e.stddev_ns(4096), 1000, 150);
+  EXPECT_NEAR(e.low_ns(4096), 8000, 400);
+  EXPECT_NEAR(e.mean_ns(65536), 40000, 1);
+  EXPECT_EQ(e.mean_ns(8192), 0);
+}
+
+TEST(LatencyEstimator, IgnoresPreemptedSamples) {
+  LatencyEstimator e;
+  for (int i = 0; i < 100; i++) e.add(4096, 10000);
+  e.add(4096, 3'000'000);  // descheduled for 3 ms: not the device
+  EXPECT_NEAR(e.mean_ns(4096), 10000, 1);
+}
+
+TEST(WakeCost, MeasuresASleep) {
+  WakeCost w = measure_wake_cost(4);
+  EXPECT_GT(w.cpu_ns, 0);
+  EXPECT_GE(w.late_ns, 0);
+}
+
+// ---- the strategy through the API ----------------------------------------------------------
+
+namespace {
+
+// A QD1 read loop long enough for several ticks on the emulated SSD.
+hio_queue_stats read_loop(hio_queue* q, int t, unsigned n) {
+  hiotest::Buf b = hiotest::aligned_buf(4096);
+  std::vector<hio_io> ios;
+  for (uint32_t i = 0; i < n; i++) ios.push_back({HIO_OP_READ, t, b.get(), 4096, (i % 256) * 4096ull, i});
+  hiotest::run_ios_ok(q, ios, 1);
+  hio_queue_stats st{};
+  EXPECT_EQ(hio_queue_stats_get(q, &st), 0);
+  return st;
+}
+
+}  // namespace
+
+TEST(AdaptiveApi, NamedAndParsed) {
+  EXPECT_EQ(std::string(hio_wait_mode_name(HIO_WAIT_ADAPTIVE)), "adaptive");
+  hio_wait_mode m;
+  ASSERT_EQ(hio_wait_mode_parse("adaptive", &m), 0);
+  EXPECT_EQ(m, HIO_WAIT_ADAPTIVE);
+}
+
+TEST(AdaptiveApi, ViewRefusedForAStaticStrategy) {
+  hiotest::Engine e;
+  hiotest::Queue q(e, 4, hiotest::strat(HIO_WAIT_POLL));
+  hio_adaptive_view v;
+  EXPECT_EQ(hio_queue_adaptive_view(q, &v), -EINVAL);
+  EXPECT_TRUE(hiotest::Contains(hio_last_error(), "'poll', not 'adaptive'"));
+  EXPECT_EQ(hio_queue_adaptive_view(q, nullptr), -EINVAL);
+}
+
+TEST(AdaptiveApi, ViewAndStatsAfterIo) {
+  hiotest::Engine e;
+  hiotest::Queue q(e, 4, hiotest::strat(HIO_WAIT_ADAPTIVE));
+  int t = hio_queue_open(q, "emu:lat_us=20,iops=200000,size=4m", nullptr);
+  ASSERT_GE(t, 0) << hio_last_error();
+  hio_queue_stats st = read_loop(q, t, 3000);  // about 60 ms: a dozen ticks
+  uint64_t in_modes = st.adaptive_ns[0] + st.adaptive_ns[1] + st.adaptive_ns[2];
+  EXPECT_GT(in_modes, 0u);
+  EXPECT_LE(in_modes, st.wall_ns);
+  hio_adaptive_view v;
+  ASSERT_EQ(hio_queue_adaptive_view(q, &v), 0) << hio_last_error();
+  EXPECT_GT(v.ticks, 0u);
+  EXPECT_GT(v.monitor_samples, 0u);
+  EXPECT_GE(v.contention, 0.0);
+  EXPECT_LE(v.contention, 1.0);
+  EXPECT_DOUBLE_EQ(v.cpu_available, 1.0 - v.contention);
+  EXPECT_TRUE(v.mode == HIO_WAIT_INTERRUPT || v.mode == HIO_WAIT_POLL || v.mode == HIO_WAIT_HYBRID);
+  EXPECT_GT(v.wake_cpu_ns, 0.0);
+  EXPECT_EQ(v.switches, st.adaptive_switches);
+  EXPECT_EQ(v.probes, st.adaptive_probes);
+}
+
+TEST(AdaptiveApi, LearnsTheDeviceLatencyWhilePolling) {
+  hiotest::Engine e;
+  hiotest::Queue q(e, 4, hiotest::strat(HIO_WAIT_ADAPTIVE));
+  int t = hio_queue_open(q, "emu:lat_us=40,iops=200000,size=4m", nullptr);
+  ASSERT_GE(t, 0) << hio_last_error();
+  read_loop(q, t, 1000);
+  hio_adaptive_view v;
+  ASSERT_EQ(hio_queue_adaptive_view(q, &v), 0);
+  EXPECT_GT(v.latency_ns, 36000.0);  // the device's 40 us, within the estimate's smoothing
+  EXPECT_LT(v.latency_ns, 400000.0);
+}
+
+TEST(AdaptiveApi, StatsResetZeroesItsCounters) {
+  hiotest::Engine e;
+  hiotest::Queue q(e, 4, hiotest::strat(HIO_WAIT_ADAPTIVE));
+  int t = hio_queue_open(q, "emu:lat_us=20,iops=200000,size=4m", nullptr);
+  ASSERT_GE(t, 0);
+  read_loop(q, t, 2000);
+  ASSERT_EQ(hio_queue_stats_reset(q), 0);
+  hio_queue_stats st{};
+  ASSERT_EQ(hio_queue_stats_get(q, &st), 0);
+  EXPECT_EQ(st.adaptive_ns[0] + st.adaptive_ns[1] + st.adaptive_ns[2], 0u);
+  EXPECT_EQ(st.adaptive_switches, 0u);
+  EXPECT_EQ(st.adaptive_probes, 0u);
+}
+
+TEST(AdaptiveApi, CppWrapper) {
+  hybridio::Engine e;
+  hybridio::Queue q(e, 4, HIO_WAIT_ADAPTIVE);
+  int t = q.open("emu:lat_us=10,iops=200000,size=4m");
+  hiotest::Buf b = hiotest::aligned_buf(4096);
+  for (int i = 0; i < 200; i++) q.read(t, b.get(), 4096, 0);
+  EXPECT_NO_THROW(q.adaptive_view());
+  hybridio::Queue p(e, 4, HIO_WAIT_POLL);
+  EXPECT_THROW(p.adaptive_view(), hybridio::Error);
+}
+
+// ---- spare capacity ------------------------------------------------------------------------
+
+TEST(SpareCapacity, ParsesTheAllowedCpus) {
+  const char* text =
+      "cpu  640392 408 154001 980116 66485 0 27081 8980 0 0\n"
+      "cpu0 265623 237 34770 632971 7027 0 4100 2964 0 0\n"
+      "cpu1 374769 171 119231 347144 59457 0 22980 6015 0 0\n"
+      "intr 127638455 0 0\n";
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(1, &one);
+  uint64_t idle = 0;
+  int cpus = 0;
+  ASSERT_TRUE(parse_proc_stat(text, one, &idle, &cpus));
+  EXPECT_EQ(idle, 347144u + 59457u);  // idle + iowait of cpu1 only
+  EXPECT_EQ(cpus, 1);
+  CPU_SET(0, &one);
+  ASSERT_TRUE(parse_proc_stat(text, one, &idle, &cpus));
+  EXPECT_EQ(idle, 347144u + 59457u + 632971u + 7027u);
+  EXPECT_EQ(cpus, 2);
+  cpu_set_t none;
+  CPU_ZERO(&none);
+  CPU_SET(7, &none);
+  EXPECT_FALSE(parse_proc_stat(text, none, &idle, &cpus));
+  EXPECT_FALSE(parse_proc_stat("", one, &idle, &cpus));
+}
+
+TEST(SpareCapacity, KnownAfterEnoughSleepingTime) {
+  SpareCapacity s;
+  EXPECT_FALSE(s.known());
+  EXPECT_EQ(s.spare(), -1);
+  EXPECT_EQ(s.others(), -1);
+  s.add(50e6, 10e6, 15e6, 1);  // 50 ms: 10 idle, 15 ours, so 25 others
+  EXPECT_FALSE(s.known());
+  s.add(60e6, 12e6, 18e6, 1);
+  ASSERT_TRUE(s.known());
+  EXPECT_NEAR(s.spare(), 0.2, 0.01);
+  EXPECT_NEAR(s.others(), 0.5, 0.01);
+}
+
+TEST(SpareCapacity, ForgetsThePast) {
+  SpareCapacity s;
+  for (int i = 0; i < 20; i++) s.add(50e6, 25e6, 10e6, 1);  // half idle
+  for (int i = 0; i < 40; i++) s.add(50e6, 0, 10e6, 1);     // then none
+  EXPECT_LT(s.spare(), 0.01);
+  EXPECT_NEAR(s.others(), 0.8, 0.02);
+}
+
+TEST(SpareCapacity, ReadsThisMachine) {
+  SpareCapacity s;
+  s.sample(1'000'000'000, 0);
+  s.sample(1'000'000'000 + SpareCapacity::kMinGapNs, 0);
+  EXPECT_EQ(s.reads(), 2u);
+}
+
+// A neighbour seen leaving the core idle while the queue slept wanted no
+// more than it used: beside it polling costs it nothing, so poll it is even
+// at the heavy level. One that took everything left keeps the queue asleep.
+TEST(AdaptivePolicy, SpareCapacitySettlesTheHeavyLevel) {
+  for (bool spare : {true, false}) {
+    AdaptivePolicy p;
+    Signals g = sig(0.5);
+    uint64_t now = 0;
+    Mode m = Mode::poll;
+    for (int i = 0; i < 40; i++) {
+      now += kTick;
+      g.spare = m == Mode::poll ? -1 : spare ? 0.2 : 0.0;
+      g.others = m == Mode::poll ? -1 : spare ? 0.45 : 0.6;
+      m = p.on_tick(now, m, tick(kPcie3, m, 1.0), g).mode;
+    }
+    if (spare) EXPECT_EQ(p.settled(), Mode::poll);
+    else EXPECT_NE(p.settled(), Mode::poll);
+  }
+}
+
+// Beside other work hybrid must beat interrupt by the switch gain.
+TEST(AdaptivePolicy, HybridMustClearlyBeatInterruptUnderLoad) {
+  const Device close{{{45000, 10, 22, 1}, {45000, 22, 22, 0}, {46000, 10, 16, 1}}};  // hybrid 2% ahead
+  Driver d;
+  d.run(close, 1.0, 60);
+  EXPECT_EQ(d.p.settled(), Mode::interrupt);
+}
