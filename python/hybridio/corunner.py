@@ -30,7 +30,11 @@ def parse_yaml_ops(text):
 class CoRunner:
     """stress-ng on `cpus` for `seconds`, at `load_pct` percent of each core.
 
-    cpu: one --cpu worker per core, dialled with --cpu-load. memory: one
+    cpu: one --cpu worker per core, dialled with --cpu-load; int64 work, so
+    that every bogo op costs the same (the default method cycles through
+    methods whose ops differ 1.5x in cost), in 1 ms busy slices, so that the
+    load is a steady share (by default stress-ng works in ~200 ms bursts, and
+    a 1 s run counts its ops in steps of 64). memory: one
     --stream worker per core (memory-bandwidth bound, as SPEC's mcf is
     memory bound), dialled by stopping and continuing it (as cpulimit does).
     Use as a context manager: leaving the block kills whatever still runs.
@@ -50,7 +54,7 @@ class CoRunner:
         cmd = ["stress-ng", f"--timeout={self.seconds}s", "--metrics-brief", f"--yaml={yaml_path}",
                f"--taskset={self.cpus}"]
         if self.kind == "cpu":
-            cmd += [f"--cpu={n}", f"--cpu-load={self.load}"]
+            cmd += [f"--cpu={n}", f"--cpu-load={self.load}", "--cpu-method=int64", "--cpu-load-slice=1"]
         else:
             cmd += [f"--stream={n}"]
         return cmd

@@ -109,3 +109,34 @@ def draw_all(rows, targets, plot_dir):
                 figs.append((title, path))
         out[t] = figs
     return out
+
+
+MODE_LEVEL = {"interrupt": 0, "hybrid": 1, "poll": 2}
+
+
+def timeline(runs, target, path):
+    """IOPS over time per strategy with the co-runner's span shaded, and the
+    adaptive strategy's settled mode and measured contention below."""
+    if not runs or "adaptive" not in runs:
+        return False
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(8, 5.5), sharex=True)
+    a = runs["adaptive"]
+    for ax in (top, bottom):
+        ax.axvspan(a["on_ms"] / 1e3, a["off_ms"] / 1e3, color="0.9", label="co-runner (100%)")
+    for s, run in runs.items():
+        pts = run["points"]
+        top.plot([p["t_ms"] / 1e3 for p in pts], [p["iops"] / 1e3 for p in pts], marker=".", label=s)
+    top.set_ylabel("KIOPS (100 ms)")
+    top.legend(fontsize=8)
+    pts = [p for p in a["points"] if "settled" in p]
+    t = [p["t_ms"] / 1e3 for p in pts]
+    bottom.step(t, [MODE_LEVEL.get(p["settled"], 0) for p in pts], where="post", color="C0", label="adaptive: mode")
+    bottom.set_yticks(list(MODE_LEVEL.values()), list(MODE_LEVEL.keys()))
+    twin = bottom.twinx()
+    twin.plot(t, [p["contention"] for p in pts], color="C3", alpha=0.7, label="contention seen")
+    twin.set_ylim(0, 1.05)
+    twin.set_ylabel("contention (cores)")
+    bottom.set_xlabel("time (s)")
+    bottom.legend(loc="upper left", fontsize=8)
+    twin.legend(loc="upper right", fontsize=8)
+    return _save(fig, f"{target}: the co-runner starts and stops", path)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from . import corunner, hiobench, matrix, plots, report, summary, verdict
+from . import corunner, hiobench, matrix, plots, report, summary, timeline, verdict
 from .cores import CoreLimit
 from .errors import UsageError
 
@@ -46,6 +46,9 @@ def parse_args(argv):
     ap.add_argument("--repeats", type=int, help="runs per cell (default: 3)")
     ap.add_argument("--runtime", type=int, help="seconds per run (default: 1)")
     ap.add_argument("--cores", help="the core set shared by the I/O and the co-runner (default: the last CPU)")
+    ap.add_argument("--timeline", type=int, default=1,
+                    help="seconds per phase of the timeline experiment (alone, beside the co-runner, alone); "
+                         "0 skips it (default: %(default)s)")
     ap.add_argument("--corunner", default="cpu", help="cpu (stress-ng --cpu) or memory (stress-ng --stream)")
     ap.add_argument("--hio-bench", default=hiobench.default_path(), help="(default: %(default)s)")
     a = ap.parse_args(argv)
@@ -78,6 +81,8 @@ def resolve(a):
     if 0 not in loads:
         loads = [0] + loads  # the I/O alone is every cell's baseline
     threads = int_list("threads", a.threads, 1, 64)
+    if not 0 <= a.timeline <= 600:
+        raise UsageError(f"--timeline {a.timeline}: expected whole seconds per phase from 0 (skip) to 600")
     if a.repeats < 1 or a.runtime < 1 or a.iodepth < 1:
         raise UsageError("--repeats, --runtime and --iodepth must be at least 1")
     ncpu = os.cpu_count() or 1
@@ -174,13 +179,16 @@ def run(a, cfg):
     cells = matrix.expand(cfg["targets"], supported, cfg["loads"], cfg["threads"], a.iodepth)
     plan = matrix.schedule(cells, a.repeats)
     solo_loads = [ld for ld in cfg["loads"] if ld]
-    total = len(plan) + len(solo_loads) * a.repeats
+    timeline_runs = len(cfg["targets"]) * len(timeline.STRATEGIES) if a.timeline > 0 else 0
+    total = len(plan) + len(solo_loads) * a.repeats + timeline_runs
     print(f"hio-study: {len(cells)} cells x {a.repeats} repeat(s) + {len(solo_loads) * a.repeats} co-runner-alone "
-          f"runs, {a.runtime} s each (about {total * (a.runtime + 0.3) / 60:.1f} min); results in {out}",
+          f"runs, {a.runtime} s each, + {timeline_runs} timeline runs of {3 * a.timeline} s "
+          f"(about {((total - timeline_runs) * (a.runtime + 0.3) + timeline_runs * 3 * a.timeline) / 60:.1f} min); "
+          f"results in {out}",
           flush=True)
     limit = CoreLimit(cfg["cores"])
     runner = Runner(a, cfg, limit)
-    measurements, corunner_solo = [], {}
+    measurements, corunner_solo, tl = [], {}, {}
     interrupted = False
     bar = tqdm(total=total, unit="run", dynamic_ncols=True)
     try:
@@ -199,6 +207,12 @@ def run(a, cfg):
                                 "hio_bench": json.loads(text)}, indent=1))
                 measurements.append({"cell": c, "io": hiobench.parse(text), "corunner_ops_per_s": ops})
                 bar.update()
+        if timeline_runs:
+            def step(what):
+                bar.update()
+                bar.set_description(what)
+            tl = timeline.run(a, cfg, limit, cfg["targets"], a.timeline, step)
+            (out / "timeline.json").write_text(json.dumps(tl, indent=1))
     except KeyboardInterrupt:
         interrupted = True
         bar.write("hio-study: interrupted; the co-runner is stopped, writing what was measured", file=sys.stderr)
@@ -210,7 +224,12 @@ def run(a, cfg):
     figures = plots.draw_all(rows, cfg["targets"], out / "plots")
     verdicts = []
     for t in cfg["targets"]:
+        path = out / "plots" / f"{plots.slug(t)}-timeline.png"
+        if plots.timeline(tl.get(t), t, path):
+            figures[t].append(("The co-runner starts and stops", path))
         v = verdict.verdict(rows, t)
+        v["timeline"], said = timeline.findings(tl, rows, t)
+        v["sentences"] = v["sentences"] + said
         v["emulated"] = any(r["emulated"] for r in rows if r["target"] == t)
         verdicts.append(v)
     (out / "verdicts.json").write_text(json.dumps(verdicts, indent=1, default=str))

@@ -19,7 +19,7 @@ def study_out(hio_bench, tmp_path_factory):
     out = tmp_path_factory.mktemp("study")
     p = subprocess.run([sys.executable, "-m", "hybridio.study", "--hio-bench", hio_bench, "--out", str(out),
                         "--targets", "emu:pcie4", "--strategies", "interrupt,poll", "--loads", "0,100",
-                        "--threads", "1,2", "--repeats", "1", "--runtime", "1"],
+                        "--threads", "1,2", "--repeats", "1", "--runtime", "1", "--timeline", "1"],
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     assert f"Report: {out}/report.html" in p.stdout
@@ -33,8 +33,16 @@ def test_outputs(study_out):
     assert all(set(summary.COLUMNS) <= set(r) for r in rows)
     assert (study_out / "summary.csv").read_text().splitlines()[0] == ",".join(summary.COLUMNS)
     assert sorted(p.name for p in (study_out / "plots").glob("*.png")) == [
-        "emu_pcie4-interference.png", "emu_pcie4-normalized.png", "emu_pcie4-scaling.png"]
+        "emu_pcie4-interference.png", "emu_pcie4-normalized.png", "emu_pcie4-scaling.png", "emu_pcie4-timeline.png"]
     assert len(list((study_out / "raw").glob("*.json"))) == 2 * 2 + 2 * 2 * 2
+    tl = json.loads((study_out / "timeline.json").read_text())["emu:pcie4"]
+    assert set(tl) == {"adaptive", "poll", "interrupt"}
+    a = tl["adaptive"]
+    assert 0 < a["on_ms"] < a["off_ms"] < a["end_ms"]
+    assert len(a["points"]) >= 10 and all("settled" in p for p in a["points"])
+    v = json.loads((study_out / "verdicts.json").read_text())[0]
+    assert any(s.startswith("Timeline:") for s in v["sentences"])
+    assert v["timeline"]["right_mode_alone"] in ("interrupt", "poll")
 
 
 def chromium():
