@@ -78,9 +78,9 @@ double AdaptivePolicy::score(Mode m, double contention, double wake_cpu_ns) cons
   // - a poller is always runnable, so a fair scheduler hands the co-runner
   //   the core whenever it wants it, up to half: it loses nothing unless it
   //   wants more. A poller sees that demand only up to the half, so from the
-  //   heavy level on it is taken to be the whole core, unless the co-runner
-  //   was seen leaving the core idle while this thread slept: then it wants
-  //   what it used then;
+  //   heavy level on it is taken to be the whole core, unless, while this
+  //   thread slept, the co-runner left the core idle or used no more than a
+  //   fair half of it: then it wants what it used then;
   // - a sleeper wakes into the co-runner's time: each wake-up preempts it,
   //   so it loses the share of the core this mode was measured to use,
   //   counting what each wake-up costs outside the thread (interrupt
@@ -90,7 +90,8 @@ double AdaptivePolicy::score(Mode m, double contention, double wake_cpu_ns) cons
   double theirs;
   if (m == Mode::poll) {
     if (contention < kLevelEdges[kLevels - 2]) theirs = 1.0;
-    else if (t.spare >= p_.spare_free) theirs = std::min(1.0, 0.5 / std::max(t.others, 0.5));
+    else if (t.others >= 0 && (t.spare >= p_.spare_free || t.others <= p_.fair_half))
+      theirs = std::min(1.0, 0.5 / std::max(t.others, 0.5));
     else theirs = 0.5;
   } else {
     double used = c.iops * (c.cpu_ns + p_.hidden_wake_share * wake_cpu_ns * c.sleeps) / 1e9;
@@ -114,8 +115,11 @@ Mode AdaptivePolicy::best(const Signals& sig, std::array<double, kModes>& obj) c
       obj[size_t(i)] = 0;
     } else if (light) {
       // Nobody else wants the CPU and the queue is mostly idle: keep
-      // polling's latency (within the slack) for the least CPU.
-      obj[size_t(i)] = c.lat_ns <= p_.light_lat_slack * poll.lat_ns && c.cpu_ns > 0 ? poll.cpu_ns / c.cpu_ns : 0;
+      // polling's latency (within the slack) for the least CPU. The mode in
+      // use keeps its place up to the switch gain beyond the slack, so that
+      // a few slow completions do not throw it out.
+      double slack = p_.light_lat_slack * (m == cur_ ? p_.switch_gain : 1.0);
+      obj[size_t(i)] = c.lat_ns <= slack * poll.lat_ns && c.cpu_ns > 0 ? poll.cpu_ns / c.cpu_ns : 0;
     } else {
       obj[size_t(i)] = score(m, sig.contention, sig.wake_cpu_ns);
     }
@@ -123,8 +127,8 @@ Mode AdaptivePolicy::best(const Signals& sig, std::array<double, kModes>& obj) c
   // Beside other work, hybrid must beat interrupt clearly: its wake-ups
   // land just before each completion, inside the neighbour's time, and the
   // study measured it 3-15% below interrupts where this model saw them even.
-  if (!light && !alone_and_busy(sig) && obj[size_t(int(Mode::hybrid))] < p_.switch_gain * obj[size_t(int(Mode::interrupt))])
-    obj[size_t(int(Mode::hybrid))] = 0;
+  double& hybrid = obj[size_t(int(Mode::hybrid))];
+  if (!light && !alone_and_busy(sig) && hybrid < p_.switch_gain * obj[size_t(int(Mode::interrupt))]) hybrid = 0;
   // Ties go to the mode in use, then to poll (the fastest alone).
   Mode b = cur_;
   for (Mode m : {Mode::poll, Mode::interrupt, Mode::hybrid})

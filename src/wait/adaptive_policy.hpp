@@ -52,7 +52,7 @@ struct PolicyParams {
   uint64_t probe_tick_ns = 2'500'000;       // a probe's length
   double quiet = 0.05;                       // contention below this: nobody wants our CPU
   double light_wait_share = 0.5;             // waiting less than this: light demand
-  double light_lat_slack = 1.10;             // light demand may cost this much latency
+  double light_lat_slack = 1.15;             // light demand may cost this much latency
   double switch_gain = 1.05;                 // a switch must promise this much more score...
   int switch_ticks = 2;                      // ...for this many ticks in a row,
   double jump_gain = 1.20;                   // or this much, at once
@@ -61,6 +61,7 @@ struct PolicyParams {
   double far_behind = 0.8;                   // a mode scoring below this share of the best backs off faster
   double hidden_wake_share = 0.5;            // wake-up CPU not charged to the thread, per sleep
   double spare_free = 0.05;                  // idle cores that show a neighbour had all it wanted
+  double fair_half = 0.55;                   // or using no more than this while the queue slept
   uint64_t min_completions = 8;              // a tick with fewer teaches nothing
   double ewma = 0.25;                        // weight of a new measurement
 };

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 
 #include "util/clock.hpp"
@@ -15,12 +16,14 @@ namespace hio {
 namespace {
 
 // A thread runnable (running or waiting to run) for more than this share of
-// the window spun for it, so its delay share is others' demand.
+// an interval spun for it, so its delay share is others' demand.
 constexpr double kSpinnerShare = 0.6;
-// Wake-ups that wait less than this on average found the CPU idle: measured
-// here at 20-30 ns per wake-up alone, 170 ns to 4 us beside a co-runner at 25-100 %.
-constexpr double kQuietDelayPerSliceNs = 100;
-constexpr double kCarryWeight = 0.25;
+// A sleeper waiting to run less than this share of the window finds the CPU
+// idle when it wakes: measured here at 0.1% alone, 16-35% beside a
+// co-runner at 50-100%. (Per 5 ms interval the delay comes in whole
+// slices: two thirds of the intervals beside a CPU-bound co-runner have
+// none, so one interval says nothing.)
+constexpr double kQuietDelayShare = 0.02;
 
 }  // namespace
 
@@ -33,13 +36,10 @@ bool parse_schedstat(const char* text, SchedReading& out) {
   return true;
 }
 
-ContentionView estimate(const SchedReading& a, const SchedReading& b, double carried) {
+ContentionView estimate(const SchedReading& a, const SchedReading& b) {
   ContentionView v;
   double wall = double(b.at_ns - a.at_ns);
-  if (wall <= 0) {
-    v.contention = carried;
-    return v;
-  }
+  if (wall <= 0) return v;
   double run = double(b.run_ns - a.run_ns), delay = double(b.delay_ns - a.delay_ns);
   double slices = double(b.slices - a.slices);
   v.run_share = std::min(1.0, run / wall);
@@ -49,13 +49,25 @@ ContentionView estimate(const SchedReading& a, const SchedReading& b, double car
   if (v.run_share + v.delay_share >= kSpinnerShare) {
     v.contention = std::min(1.0, delay / (run + delay));
     v.measured = true;
-  } else if (v.delay_per_slice_ns < kQuietDelayPerSliceNs) {
-    v.contention = 0;
-    v.measured = true;
-  } else {
-    v.contention = carried;
   }
   return v;
+}
+
+void ContentionWindow::add(const ContentionView& x, double dt_ns) {
+  double w = 1.0 - std::exp(-dt_ns / kTimeConstantNs);
+  auto mix = [w](double& avg, double v) { avg += w * (v - avg); };
+  mix(v_.delay_share, x.delay_share);
+  mix(v_.run_share, x.run_share);
+  mix(v_.delay_per_slice_ns, x.delay_per_slice_ns);
+  mix(v_.nivcsw_per_s, x.nivcsw_per_s);
+  if (x.measured) {
+    mix(v_.contention, x.contention);
+    v_.measured = true;
+  } else if (v_.delay_share < kQuietDelayShare) {
+    // Already smoothed by the window: the neighbour has gone.
+    v_.contention = 0;
+    v_.measured = true;
+  }
 }
 
 ContentionMonitor& ContentionMonitor::this_thread() {
@@ -93,25 +105,9 @@ ContentionView ContentionMonitor::sample(uint64_t now) {
   // known, and the adaptive strategy says so in its view.
   if (!read(now, r)) return last_;
   if (have_prev_) {
-    ContentionView v = estimate(prev_, r, carried_);
-    // What a sleeper carries is the spinners' view smoothed over several
-    // intervals: one short interval beside a neighbour with 3 ms slices
-    // reads anything from 0 to 1. Quiet wake-ups reset it.
-    if (v.measured) carried_ = v.contention == 0 ? 0 : carried_ + kCarryWeight * (v.contention - carried_);
-    ring_[size_t(head_)] = v;
-    head_ = (head_ + 1) % kWindow;
-    count_ = std::min(count_ + 1, kWindow);
-    ContentionView mean{};
-    for (int i = 0; i < count_; i++) {
-      const ContentionView& x = ring_[size_t(i)];
-      mean.contention += x.contention / count_;
-      mean.delay_share += x.delay_share / count_;
-      mean.run_share += x.run_share / count_;
-      mean.delay_per_slice_ns += x.delay_per_slice_ns / count_;
-      mean.nivcsw_per_s += x.nivcsw_per_s / count_;
-      mean.measured = mean.measured || x.measured;
-    }
-    last_ = mean;
+    latest_ = estimate(prev_, r);
+    window_.add(latest_, double(r.at_ns - prev_.at_ns));
+    last_ = window_.view();
   }
   spare_.sample(now, r.run_ns);
   last_.spare = spare_.spare();

@@ -5,7 +5,6 @@
 #pragma once
 #include <sys/types.h>
 
-#include <array>
 #include <cstdint>
 
 #include "wait/spare.hpp"
@@ -36,28 +35,41 @@ struct ContentionView {
   double others = -1;           // cores others used meanwhile (-1: not known yet)
 };
 
-// Turns a window's totals into a view. A thread that was runnable most of
-// the window (a spinner) sees others' demand directly as its delay share. A
-// thread that mostly slept cannot: it sees only whether its wake-ups found
-// the CPU idle, so it reports 0 then, and otherwise carries the last value a
-// spinner measured.
-ContentionView estimate(const SchedReading& first, const SchedReading& last, double carried);
+// Turns an interval's totals into a view. A thread that was runnable most
+// of the interval (a spinner) sees others' demand directly as its delay
+// share (measured). A thread that mostly slept cannot: its view says only
+// how long it waited to run.
+ContentionView estimate(const SchedReading& first, const SchedReading& last);
+
+// The window: intervals' views, exponentially weighted by their length, so
+// that a short probe counts for less than a tick. Contention follows the
+// spinning intervals; while the thread sleeps it stays where they left it,
+// unless the thread's wake-ups have stopped waiting to run (over the
+// window): then it is 0.
+class ContentionWindow {
+ public:
+  static constexpr double kTimeConstantNs = 20e6;  // an interval this long weighs 63%
+  void add(const ContentionView& interval, double dt_ns);
+  const ContentionView& view() const { return v_; }
+
+ private:
+  ContentionView v_{};
+};
 
 class ContentionMonitor {
  public:
-  static constexpr int kWindow = 8;          // intervals in the window
   static constexpr uint64_t kMinGapNs = 2'000'000;  // samples closer than this are skipped
 
   // The calling thread's monitor.
   static ContentionMonitor& this_thread();
 
   // Takes a sample (if the last is older than kMinGapNs) and returns the
-  // window's view: the mean of its intervals' views.
+  // window's view.
   ContentionView sample(uint64_t now_ns);
-  // The latest interval alone (the window's newest part).
-  const ContentionView& last_interval() const { return ring_[size_t((head_ + kWindow - 1) % kWindow)]; }
+  // The latest interval alone.
+  const ContentionView& last_interval() const { return latest_; }
   // Restarts the window, e.g. after the thread changed what it does.
-  void restart() { count_ = 0, have_prev_ = false; }
+  void restart() { have_prev_ = false, window_ = ContentionWindow{}, last_ = ContentionView{}; }
   uint64_t samples() const { return samples_; }
   uint64_t cost_ns() const { return cost_ns_; }  // time spent sampling
 
@@ -67,10 +79,8 @@ class ContentionMonitor {
   pid_t tid_ = 0;
   SchedReading prev_{};
   bool have_prev_ = false;
-  std::array<ContentionView, kWindow> ring_{};
-  int count_ = 0, head_ = 0;
-  double carried_ = 0;
-  ContentionView last_{};
+  ContentionWindow window_;
+  ContentionView latest_{}, last_{};
   uint64_t samples_ = 0, cost_ns_ = 0;
   SpareCapacity spare_;
 };
