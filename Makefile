@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: build test study strategies bench-fio clean
+.PHONY: build test study strategies bench-fio bench-adaptive clean
 
 build:
 	scripts/deps.sh build
@@ -31,6 +31,10 @@ strategies: build
 bench-fio: build
 	scripts/deps.sh bench
 	python3 bench/fio_compare.py --hio-bench $(BUILD)/hio-bench
+
+# adaptive against poll alone and under a light demand (docs/benchmarks.md).
+bench-adaptive: build
+	python3 bench/adaptive.py --hio-bench $(BUILD)/hio-bench
 
 clean:
 	rm -rf build build-asan build-tsan

@@ -1,4 +1,5 @@
 """The study's matrix: which runs make up a study, in which order."""
+import random
 from dataclasses import dataclass
 
 
@@ -39,7 +40,14 @@ def expand(targets, strategies, loads, threads, iodepth):
     return cells
 
 
-def schedule(cells, repeats):
-    """(repeat, cell) in run order: every cell once per round, so that drift over
-    the study spreads over all cells instead of landing on some."""
-    return [(r, c) for r in range(repeats) for c in cells]
+def schedule(cells, repeats, seed=1):
+    """(repeat, cell) in run order: every cell once per round, so that drift
+    over the study spreads over all cells instead of landing on some; and in
+    a different order each round (shuffled with a fixed seed), so that drift
+    within a round does not always fall on the same strategies."""
+    plan = []
+    for r in range(repeats):
+        order = list(cells)
+        random.Random(seed * 1000 + r).shuffle(order)
+        plan += [(r, c) for c in order]
+    return plan

@@ -46,7 +46,7 @@ def parse_args(argv):
     ap.add_argument("--repeats", type=int, help="runs per cell (default: 3)")
     ap.add_argument("--runtime", type=int, help="seconds per run (default: 1)")
     ap.add_argument("--cores", help="the core set shared by the I/O and the co-runner (default: the last CPU)")
-    ap.add_argument("--timeline", type=int, default=1,
+    ap.add_argument("--timeline", default="1",
                     help="seconds per phase of the timeline experiment (alone, beside the co-runner, alone); "
                          "0 skips it (default: %(default)s)")
     ap.add_argument("--corunner", default="cpu", help="cpu (stress-ng --cpu) or memory (stress-ng --stream)")
@@ -81,8 +81,12 @@ def resolve(a):
     if 0 not in loads:
         loads = [0] + loads  # the I/O alone is every cell's baseline
     threads = int_list("threads", a.threads, 1, 64)
-    if not 0 <= a.timeline <= 600:
-        raise UsageError(f"--timeline {a.timeline}: expected whole seconds per phase from 0 (skip) to 600")
+    try:
+        a.timeline = int(a.timeline)
+        if not 0 <= a.timeline <= 600:
+            raise ValueError
+    except ValueError:
+        raise UsageError(f"--timeline {a.timeline!r}: expected whole seconds per phase from 0 (skip) to 600") from None
     if a.repeats < 1 or a.runtime < 1 or a.iodepth < 1:
         raise UsageError("--repeats, --runtime and --iodepth must be at least 1")
     ncpu = os.cpu_count() or 1
@@ -233,14 +237,18 @@ def run(a, cfg):
         v["emulated"] = any(r["emulated"] for r in rows if r["target"] == t)
         verdicts.append(v)
     (out / "verdicts.json").write_text(json.dumps(verdicts, indent=1, default=str))
+    overall = verdict.adaptive_overall(rows)
     meta = {"machine": f"{platform.node()}, {os.cpu_count()} CPUs, Linux {platform.release()}",
             "corunner": f"stress-ng {a.corunner}", "cores": limit.how, "runtime": a.runtime, "repeats": a.repeats,
-            "interrupted": interrupted, "unsupported": unsupported}
+            "interrupted": interrupted, "unsupported": unsupported,
+            "adaptive_overall": overall["sentence"] if overall else None}
     path = report.render(out, rows, verdicts, figures, meta)
     for v in verdicts:
         print(f"\n{v['target']}:")
         for s in v["sentences"]:
             print(f"  {s}")
+    if overall:
+        print(f"\n{overall['sentence']}")
     print(f"\nReport: {path}\nSummary: {out / 'summary.csv'}")
     return 130 if interrupted else 0
 

@@ -59,6 +59,61 @@ def verdict(rows, target):
                  if poll_starves else
                  f"Unlike the thesis, at {top}% load polling does not leave the co-runner less throughput "
                  f"than interrupts do.")
+    a = adaptive_against_static(mine, best_solo)
+    if a:
+        s.append(a.pop("sentence"))
     return {"target": target, "winner_alone": winners[0], "winners": winners, "polling_stops_paying_at": stops,
             "poll_beats_interrupt_alone": poll_wins_alone, "poll_starves_corunner_at_top_load": poll_starves,
-            "sentences": s}
+            "adaptive": a, "sentences": s}
+
+
+def adaptive_against_static(mine, best_solo):
+    """How the adaptive strategy scored against the best static strategy of
+    each load, and averaged over the loads; {} without adaptive rows."""
+    loads = sorted({r["corunner_load_pct"] for r in mine})
+    by = {(r["strategy"], r["corunner_load_pct"]): score(r, best_solo) for r in mine}
+    statics = sorted({st for st, _ in by if st != "adaptive"})
+    if not statics or not all(("adaptive", ld) in by for ld in loads):
+        return {}
+    ratio = {}
+    for ld in loads:
+        best = max((by[(st, ld)], st) for st in statics if (st, ld) in by)
+        ratio[ld] = {"ratio": by[("adaptive", ld)] / best[0] if best[0] else 0.0, "best_static": best[1]}
+    mean = {st: sum(by[(st, ld)] for ld in loads) / len(loads) for st in statics + ["adaptive"]
+            if all((st, ld) in by for ld in loads)}
+    worst = min(loads, key=lambda ld: ratio[ld]["ratio"])
+    top_static = max((v, st) for st, v in mean.items() if st != "adaptive")
+    beats_all = all(mean["adaptive"] > v for st, v in mean.items() if st != "adaptive")
+    sentence = (f"Adaptive scored {min(r['ratio'] for r in ratio.values()):.2f}–"
+                f"{max(r['ratio'] for r in ratio.values()):.2f} of the best static strategy at each load "
+                f"(lowest at {worst}%, against {ratio[worst]['best_static']}); averaged over the loads "
+                f"{mean['adaptive']:.3f}, against {top_static[0]:.3f} for {top_static[1]}, the best static one"
+                f"{'' if beats_all else ' (it does not beat every static strategy here)'}.")
+    return {"per_load": ratio, "mean_score": mean, "beats_every_static_on_average": beats_all,
+            "sentence": sentence}
+
+
+def adaptive_overall(rows):
+    """Mean score over every contention cell of every target, per strategy
+    run on all of them, and a sentence; None without adaptive rows."""
+    mine = [r for r in rows if r["experiment"] == "contention"]
+    targets = sorted({r["target"] for r in mine})
+    best = {}
+    for t in targets:
+        alone = [r["iops"] for r in mine if r["target"] == t and r["corunner_load_pct"] == 0]
+        if not alone:
+            return None
+        best[t] = max(alone)
+    cells = {(r["target"], r["corunner_load_pct"]) for r in mine}
+    scores = {}
+    for r in mine:
+        scores.setdefault(r["strategy"], {})[(r["target"], r["corunner_load_pct"])] = score(r, best[r["target"]])
+    mean = {st: sum(v.values()) / len(v) for st, v in scores.items() if set(v) == cells}
+    if "adaptive" not in mean or len(mean) < 2:
+        return None
+    top = max((v, st) for st, v in mean.items() if st != "adaptive")
+    beats = all(mean["adaptive"] > v for st, v in mean.items() if st != "adaptive")
+    return {"mean_score": mean, "beats_every_static": beats,
+            "sentence": f"Over all {len(cells)} contention cells ({len(targets)} targets), adaptive's mean score is "
+                        f"{mean['adaptive']:.3f}; the best static strategy's ({top[1]}) is {top[0]:.3f}"
+                        f"{'' if beats else ', so adaptive does not beat every static strategy here'}."}

@@ -19,6 +19,8 @@ def study(hio_bench, *args, env=None):
     (["--loads", "half"], "'half'"),
     (["--cores", "63"], "63"),
     (["--corunner", "gpu"], "'gpu'"),
+    (["--timeline", "-1"], "-1"),
+    (["--timeline", "half"], "'half'"),
     (["--out", "/proc/hio-study"], "/proc/hio-study"),
 ])
 def test_bad_input_exits_2_naming_it(hio_bench, args, needle):

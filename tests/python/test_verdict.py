@@ -1,4 +1,4 @@
-from hybridio.verdict import score, verdict
+from hybridio.verdict import adaptive_overall, score, verdict
 
 
 def row(strategy, load, iops, ops=None, solo_ops=None, target="t"):
@@ -53,3 +53,38 @@ def test_other_targets_and_experiments_are_ignored():
 def test_no_solo_run_no_verdict():
     v = verdict([row("poll", 50, 1, 1, 1)], "t")
     assert "no verdict" in v["sentences"][0]
+
+
+def test_adaptive_against_the_best_static_strategy():
+    rows = THESIS + [row("adaptive", 0, 99), row("adaptive", 10, 96, 9, 10), row("adaptive", 25, 61, 22, 25),
+                     row("adaptive", 100, 56, 80, 100)]
+    a = verdict(rows, "t")["adaptive"]
+    assert a["per_load"][0] == {"ratio": 0.99, "best_static": "poll"}
+    assert a["per_load"][100]["best_static"] == "interrupt"
+    assert a["per_load"][100]["ratio"] == (0.56 + 0.8) / (0.55 + 0.8)
+    assert a["beats_every_static_on_average"]
+    assert a["mean_score"]["adaptive"] > a["mean_score"]["poll"]
+    text = verdict(rows, "t")["sentences"][-1]
+    assert text.startswith("Adaptive scored 0.99–") and "lowest at 0%, against poll" in text
+
+
+def test_adaptive_that_loses_says_so():
+    rows = THESIS + [row("adaptive", ld, 10, 1, 10) if ld else row("adaptive", 0, 10) for ld in (0, 10, 25, 100)]
+    v = verdict(rows, "t")
+    assert not v["adaptive"]["beats_every_static_on_average"]
+    assert "does not beat every static strategy" in v["sentences"][-1]
+
+
+def test_no_adaptive_rows_no_adaptive_verdict():
+    assert verdict(THESIS, "t")["adaptive"] == {}
+
+
+def test_adaptive_overall_averages_every_cell_of_every_target():
+    rows = THESIS + [row("adaptive", 0, 99), row("adaptive", 10, 96, 9, 10), row("adaptive", 25, 61, 22, 25),
+                     row("adaptive", 100, 56, 80, 100)]
+    other = [{**r, "target": "u"} for r in rows]
+    o = adaptive_overall(rows + other)
+    assert o["beats_every_static"]
+    assert set(o["mean_score"]) == {"poll", "interrupt", "adaptive"}
+    assert "Over all 8 contention cells (2 targets)" in o["sentence"]
+    assert adaptive_overall(THESIS) is None
