@@ -251,12 +251,12 @@ TEST(QueueError, UnknownWaitModeString) {
   EXPECT_EQ(hio_wait_mode_parse("", &m), -EINVAL);
   EXPECT_EQ(hio_wait_mode_parse("Poll", &m), -EINVAL);  // names are exact
   EXPECT_EQ(hio_wait_mode_parse(nullptr, &m), -EINVAL);
-  for (int i = HIO_WAIT_INTERRUPT; i <= HIO_WAIT_SQPOLL; i++) {
+  for (int i = HIO_WAIT_INTERRUPT; i <= HIO_WAIT_ADAPTIVE; i++) {
     ASSERT_EQ(hio_wait_mode_parse(hio_wait_mode_name(hio_wait_mode(i)), &m), 0);
     EXPECT_EQ(m, i);
   }
   EXPECT_STREQ(hio_wait_mode_name(HIO_WAIT_HYBRID_IOPOLL), "hybrid_iopoll");
-  EXPECT_STREQ(hio_wait_mode_name(hio_wait_mode(6)), "unknown");
+  EXPECT_STREQ(hio_wait_mode_name(hio_wait_mode(7)), "unknown");
 }
 
 // Commands the queue must refuse before they reach a device.
