@@ -54,7 +54,7 @@ def chromium():
 
 def test_report_opens_with_every_image_loaded(study_out, tmp_path):
     html = (study_out / "report.html").read_text()
-    assert html.count("<img ") == 3
+    assert html.count("<img ") == 4  # normalized, interference, scaling, timeline
     # The same page, plus a script that records whether every image decoded.
     probe = tmp_path / "probe.html"
     probe.write_text(html.replace("</body>", "<script>window.addEventListener('load', () => {"
