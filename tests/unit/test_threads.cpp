@@ -144,7 +144,7 @@ TEST_P(ThreadsSharedQueueModes, SyncHelpersFromFourThreads) {
   EXPECT_EQ(hio_queue_inflight(q), 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Modes, ThreadsSharedQueueModes, testing::Values(HIO_WAIT_INTERRUPT, HIO_WAIT_ADAPTIVE),
+INSTANTIATE_TEST_SUITE_P(ThreadsByMode, ThreadsSharedQueueModes, testing::Values(HIO_WAIT_INTERRUPT, HIO_WAIT_ADAPTIVE),
                          [](const auto& info) { return std::string(hio_wait_mode_name(info.param)); });
 
 // A shared queue with threads mixing async submit/reap: each thread reaps
