@@ -84,7 +84,7 @@ double AdaptivePolicy::score(Mode m, double contention, double wake_cpu_ns) cons
   // - a sleeper wakes into the co-runner's time: each wake-up preempts it,
   //   so it loses the share of the core this mode was measured to use,
   //   counting what each wake-up costs outside the thread (interrupt
-  //   handling, the switches) as the wake-up's CPU again.
+  //   handling, the switches) as half a wake-up's CPU more.
   double ours = best_solo > 0 ? c.iops / best_solo : 0;
   if (contention < p_.quiet) return ours;
   double theirs;
@@ -181,16 +181,19 @@ Decision AdaptivePolicy::on_tick(uint64_t now, Mode ran, const TickSample& s, co
   if (cand == cur_) {
     pending_ticks_ = 0;
   } else {
-    pending_ticks_ = pending_ == cand ? pending_ticks_ + 1 : 1;
-    pending_ = cand;
     double now_obj = d.score[size_t(int(cur_))], cand_obj = d.score[size_t(int(cand))];
-    // Alone and busy, poll is right by construction (once two ticks agree).
-    // Otherwise a mode in use but not yet measured at this level is
-    // measured by the tick that comes: compare then.
-    bool alone = alone_and_busy(sig) && pending_ticks_ >= p_.switch_ticks;
+    // Alone and busy, poll is right by construction: two quiet ticks in a
+    // row switch to it. Otherwise the other mode must lead by the switch
+    // gain for two ticks in a row, or by the jump gain once. A mode in use
+    // but not yet measured at this level is measured by the tick that
+    // comes: compare then.
+    bool alone = alone_and_busy(sig);
     bool cur_known = table(sig.contention).cost[size_t(int(cur_))].known;
-    bool sure = alone || (cur_known && (cand_obj >= p_.jump_gain * now_obj ||
-                                (cand_obj >= p_.switch_gain * now_obj && pending_ticks_ >= p_.switch_ticks)));
+    bool ahead = alone || (cur_known && cand_obj >= p_.switch_gain * now_obj);
+    pending_ticks_ = !ahead ? 0 : pending_ == cand ? pending_ticks_ + 1 : 1;
+    pending_ = cand;
+    bool jump = !alone && cur_known && cand_obj >= p_.jump_gain * now_obj;
+    bool sure = jump || pending_ticks_ >= p_.switch_ticks;
     if (sure) {
       cur_ = cand;
       switches_++;

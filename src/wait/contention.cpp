@@ -102,7 +102,7 @@ ContentionView ContentionMonitor::sample(uint64_t now) {
   uint64_t t0 = now_ns();
   SchedReading r;
   // Without schedstat (a kernel without CONFIG_SCHED_INFO) nothing is
-  // known, and the adaptive strategy says so in its view.
+  // known: the view then counts no monitor samples.
   if (!read(now, r)) return last_;
   if (have_prev_) {
     latest_ = estimate(prev_, r);

@@ -1,7 +1,8 @@
 // The contention monitor: how much of the CPU other work wants from the
-// calling thread, from the thread's run-queue delay (/proc/thread-self/
-// schedstat) and its involuntary context switches (getrusage), over a
-// sliding window of samples. One per thread; queues on a thread share it.
+// calling thread, from the thread's run-queue delay (/proc/self/task/TID/
+// schedstat) and its involuntary context switches (getrusage), over an
+// exponentially weighted window of samples. One per thread; queues on a
+// thread share it.
 #pragma once
 #include <sys/types.h>
 

@@ -12,8 +12,8 @@
 namespace hio {
 namespace {
 
-// New samples weigh 1/16, as Linux's hybrid polling and the plain hybrid
-// strategy weigh theirs: about the last 16 I/O.
+// New samples weigh 1/16, as the plain hybrid strategy's moving average:
+// about the last 16 I/O.
 constexpr double kWeight = 1.0 / 16;
 // A sample this far above the mean is a preemption, not the device.
 constexpr double kOutlier = 4.0;

@@ -162,6 +162,18 @@ TEST(AdaptivePolicy, LightDemandChoiceIsSticky) {
   EXPECT_EQ(a.p.settled(), Mode::poll);
 }
 
+// Returning to poll when the neighbour goes takes two quiet ticks: one
+// quiet reading is not enough.
+TEST(AdaptivePolicy, ReturnsToPollAfterTwoQuietTicks) {
+  Driver d;
+  d.run(kDisk, 1.0, 20);
+  ASSERT_EQ(d.p.settled(), Mode::interrupt);
+  d.run(kDisk, 0.0, 1);
+  EXPECT_EQ(d.p.settled(), Mode::interrupt);
+  d.run(kDisk, 0.0, 1);
+  EXPECT_EQ(d.p.settled(), Mode::poll);
+}
+
 TEST(AdaptivePolicy, FollowsTheCoRunnerOnAndOff) {
   Driver d;
   d.run(kDisk, 0.0, 20);
