@@ -62,8 +62,10 @@ void Adaptive::end_tick(uint64_t now) {
   sig.wait_share = tick_.wall_ns ? double(tick_.wait_ns) / double(tick_.wall_ns) : 0;
   sig.wake_cpu_ns = wake_->cpu_ns;
   // Worth trying only if the sleep it would take saves more spinning than
-  // the wake-up costs.
-  sig.hybrid_viable = lat_.low_ns(last_len_) - wake_->late_ns - kSleepMarginNs > wake_->cpu_ns;
+  // the wake-up costs; once in use, until it saves less than half that, so
+  // that the estimate's noise does not throw it out tick by tick.
+  double need = wake_->cpu_ns * (policy_.settled() == Mode::hybrid ? 0.5 : 1.0);
+  sig.hybrid_viable = lat_.low_ns(last_len_) - wake_->late_ns - kSleepMarginNs > need;
   last_ = policy_.on_tick(now, mode_, tick_, sig);
   seen_ = v;
   mode_ = last_.mode;
