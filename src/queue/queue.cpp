@@ -210,7 +210,7 @@ int Queue::reap_locked(hio_completion* out, unsigned max, unsigned min) {
   unsigned inflight = depth_ - unsigned(free_.size());
   if (min > inflight) min = inflight;  // never wait for what was not submitted
   if (max > depth_) max = depth_;
-  WaitHint hint = waiter_.wants_hint() ? oldest() : WaitHint{};
+  HintSource hint{[](const void* q) { return static_cast<const Queue*>(q)->oldest(); }, this};
   int got = waiter_.wait(*be_, cqes_.data(), max, min, unsubmitted_ > 0, hint, wait_);
   if (got < 0) return got;
   unsubmitted_ = 0;

@@ -18,6 +18,14 @@ struct WaitHint {
   uint32_t len = 4096;
 };
 
+// Finds the hint on demand: only a hybrid wait needs it, and finding it
+// scans the queue's slots.
+struct HintSource {
+  WaitHint (*fn)(const void* ctx) = nullptr;
+  const void* ctx = nullptr;
+  WaitHint operator()() const { return fn ? fn(ctx) : WaitHint{}; }
+};
+
 class Adaptive {
  public:
   explicit Adaptive(PolicyParams p = {}) : policy_(p) {}

@@ -97,7 +97,7 @@ int Waiter::hybrid(Backend& be, Cqe* out, unsigned max, unsigned min, unsigned n
   return spin(be, out, max, min, n, st);
 }
 
-int Waiter::adaptive_wait(Backend& be, Cqe* out, unsigned max, unsigned min, unsigned n, const WaitHint& hint,
+int Waiter::adaptive_wait(Backend& be, Cqe* out, unsigned max, unsigned min, unsigned n, const HintSource& hint,
                           WaitStats& st) {
   uint64_t t0 = now_ns();
   Mode m = adaptive_.begin_wait(t0);
@@ -108,7 +108,7 @@ int Waiter::adaptive_wait(Backend& be, Cqe* out, unsigned max, unsigned min, uns
   } else if (int e = be.submit(); e < 0) {
     r = e;
   } else if (m == Mode::hybrid) {
-    uint64_t s = adaptive_.hybrid_sleep_ns(hint, t0);
+    uint64_t s = adaptive_.hybrid_sleep_ns(hint(), t0);
     slept = s > 0;
     r = hybrid(be, out, max, min, n, s, st);
   } else {
@@ -118,7 +118,7 @@ int Waiter::adaptive_wait(Backend& be, Cqe* out, unsigned max, unsigned min, uns
   return r;
 }
 
-int Waiter::wait(Backend& be, Cqe* out, unsigned max, unsigned min, bool pending, const WaitHint& hint,
+int Waiter::wait(Backend& be, Cqe* out, unsigned max, unsigned min, bool pending, const HintSource& hint,
                  WaitStats& st) {
   unsigned n = be.peek(out, max);
   if (n >= min) {

@@ -33,15 +33,13 @@ class Waiter {
   // backend (pending) reach the device whether or not it has to wait.
   // Returns the count or -errno.
   // hint names the oldest command in flight (for the adaptive hybrid sleep).
-  int wait(Backend& be, Cqe* out, unsigned max, unsigned min, bool pending, const WaitHint& hint, WaitStats& st);
-  // Whether wait() uses its hint (the queue need not compute it otherwise).
-  bool wants_hint() const { return mode_.load(std::memory_order_relaxed) == HIO_WAIT_ADAPTIVE; }
+  int wait(Backend& be, Cqe* out, unsigned max, unsigned min, bool pending, const HintSource& hint, WaitStats& st);
 
   // A successful completion: feeds the moving average that a fractional
   // hybrid sleep is based on, and the adaptive strategy's measurements.
   void observe(uint32_t len, uint64_t ns) {
     ewma_ns_ = ewma_ns_ == 0 ? double(ns) : ewma_ns_ + (double(ns) - ewma_ns_) / 16.0;
-    if (wants_hint()) adaptive_.completed(len, ns);
+    if (mode_.load(std::memory_order_relaxed) == HIO_WAIT_ADAPTIVE) adaptive_.completed(len, ns);
   }
   const Adaptive& adaptive() const { return adaptive_; }
   // The sleep a hybrid wait would take now.
@@ -51,7 +49,7 @@ class Waiter {
   int spin(Backend& be, Cqe* out, unsigned max, unsigned min, unsigned n, WaitStats& st);
   int block(Backend& be, Cqe* out, unsigned max, unsigned min, unsigned n, WaitStats& st);
   int hybrid(Backend& be, Cqe* out, unsigned max, unsigned min, unsigned n, uint64_t sleep, WaitStats& st);
-  int adaptive_wait(Backend& be, Cqe* out, unsigned max, unsigned min, unsigned n, const WaitHint& hint,
+  int adaptive_wait(Backend& be, Cqe* out, unsigned max, unsigned min, unsigned n, const HintSource& hint,
                     WaitStats& st);
   std::atomic<int> mode_{HIO_WAIT_INTERRUPT};
   std::atomic<uint64_t> fixed_sleep_ns_{0};
