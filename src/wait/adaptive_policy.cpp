@@ -4,15 +4,6 @@
 
 namespace hio {
 
-const char* mode_name(Mode m) {
-  switch (m) {
-    case Mode::interrupt: return "interrupt";
-    case Mode::poll: return "poll";
-    case Mode::hybrid: return "hybrid";
-  }
-  return "?";
-}
-
 int contention_level(double c) {
   int l = 0;
   while (l < kLevels - 1 && c >= kLevelEdges[l]) l++;

@@ -12,7 +12,6 @@ namespace hio {
 
 enum class Mode : int { interrupt = 0, poll = 1, hybrid = 2 };
 constexpr int kModes = 3;
-const char* mode_name(Mode m);
 
 // What one tick in one mode measured on the queue's thread.
 struct TickSample {

@@ -41,10 +41,8 @@ ContentionView estimate(const SchedReading& a, const SchedReading& b) {
   double wall = double(b.at_ns - a.at_ns);
   if (wall <= 0) return v;
   double run = double(b.run_ns - a.run_ns), delay = double(b.delay_ns - a.delay_ns);
-  double slices = double(b.slices - a.slices);
   v.run_share = std::min(1.0, run / wall);
   v.delay_share = std::min(1.0, delay / wall);
-  v.delay_per_slice_ns = slices > 0 ? delay / slices : 0;
   v.nivcsw_per_s = double(b.nivcsw - a.nivcsw) * 1e9 / wall;
   if (v.run_share + v.delay_share >= kSpinnerShare) {
     v.contention = std::min(1.0, delay / (run + delay));
@@ -58,7 +56,6 @@ void ContentionWindow::add(const ContentionView& x, double dt_ns) {
   auto mix = [w](double& avg, double v) { avg += w * (v - avg); };
   mix(v_.delay_share, x.delay_share);
   mix(v_.run_share, x.run_share);
-  mix(v_.delay_per_slice_ns, x.delay_per_slice_ns);
   mix(v_.nivcsw_per_s, x.nivcsw_per_s);
   if (x.measured) {
     mix(v_.contention, x.contention);

@@ -29,7 +29,6 @@ struct ContentionView {
   double contention = 0;        // CPU other work wants from us, in cores (0..1)
   double delay_share = 0;       // share of the window spent runnable, not running
   double run_share = 0;         // share of the window spent running
-  double delay_per_slice_ns = 0;
   double nivcsw_per_s = 0;
   bool measured = false;        // contention comes from this window (not carried over)
   double spare = -1;            // idle cores while the thread slept (-1: not known yet)
