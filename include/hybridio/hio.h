@@ -226,6 +226,126 @@ int hio_queue_adaptive_view(hio_queue *q, hio_adaptive_view *out);
 int hio_queue_percentiles(hio_queue *q, hio_op op, const double *pcts, size_t n,
                           uint64_t *out_ns);
 
+/* ---- block cache ----------------------------------------------------- */
+
+/* 4 KiB pages in a bounded, scan-resistant cache (segmented LRU) that one
+ * handle or several use; handles on the same target share its pages. */
+typedef struct hio_cache hio_cache;
+
+typedef enum hio_cache_write {
+  HIO_CACHE_WRITE_THROUGH = 0, /* a write reaches the device before it completes */
+  HIO_CACHE_WRITE_BACK = 1     /* a write completes in the cache; flush makes it durable */
+} hio_cache_write;
+
+/* bytes: the capacity (>= 4096). */
+int hio_cache_create(uint64_t bytes, hio_cache_write policy, hio_cache **out);
+/* Handles using it must be closed first. */
+void hio_cache_destroy(hio_cache *c);
+
+typedef struct hio_cache_stats {
+  uint64_t hits, misses;   /* page lookups by reads */
+  uint64_t fills;          /* pages installed from device reads */
+  uint64_t stale_fills;    /* device reads not installed: a write came after them */
+  uint64_t evictions, writebacks;
+  uint64_t pages, dirty, capacity_pages;
+} hio_cache_stats;
+int hio_cache_stats_get(hio_cache *c, hio_cache_stats *out);
+
+/* ---- completion thread ----------------------------------------------- */
+
+/* A thread that reaps the queues of the handles bound to it, high-priority
+ * handles' queues first, instead of each submitting thread reaping its own. */
+typedef struct hio_reaper hio_reaper;
+
+/* Poll period chosen from the I/O size, the observed latency and the
+ * thread's CPU contention (docs/handles.md). */
+#define HIO_POLL_PERIOD_AUTO UINT64_MAX
+
+typedef struct hio_reaper_opts {
+  uint64_t poll_period_ns; /* between reaps; 0 spins; HIO_POLL_PERIOD_AUTO */
+  int cpu;                 /* pin the thread to this CPU; -1: any */
+} hio_reaper_opts;
+
+int hio_reaper_create(const hio_reaper_opts *opts, hio_reaper **out);
+/* Handles bound to it must be closed first. */
+void hio_reaper_destroy(hio_reaper *r);
+
+typedef struct hio_reaper_stats {
+  uint64_t rounds;       /* passes over the queues */
+  uint64_t sleeps;       /* poll-period sleeps between passes */
+  uint64_t idle_waits;   /* waits for work with nothing in flight */
+  uint64_t completions;  /* delivered to handles */
+  uint64_t wall_ns, cpu_ns; /* since creation: the thread's CPU time */
+  double period_ns_mean; /* mean poll period slept between rounds */
+  uint64_t period_ns;    /* the period now */
+  double contention;     /* the thread's CPU contention, 0..1 */
+} hio_reaper_stats;
+int hio_reaper_stats_get(hio_reaper *r, hio_reaper_stats *out);
+
+/* ---- handles --------------------------------------------------------- */
+
+/* A handle opens one target and binds it to queues: a dedicated queue of its
+ * own (queue NULL), a queue shared with other handles (queue given), or a
+ * queue for reads and another for writes and flushes (write_queue given), so
+ * that a burst of writes cannot hold up reads. Any thread may call a handle;
+ * completions go to whichever thread reaps it. A queue bound to handles is
+ * used through them only. */
+typedef struct hio_handle hio_handle;
+
+#define HIO_HANDLE_HIGH_PRIORITY 0x1u /* queues of its own, reaped first */
+
+typedef enum hio_readahead {
+  HIO_READAHEAD_AUTO = 0, /* read ahead on streams detected as sequential */
+  HIO_READAHEAD_OFF = 1,
+  HIO_READAHEAD_ON = 2    /* every cache miss reads a window ahead */
+} hio_readahead;
+
+typedef struct hio_handle_opts {
+  hio_open_opts open;
+  unsigned flags;          /* HIO_HANDLE_* */
+  hio_queue *queue;        /* NULL: a dedicated queue of depth and strategy below */
+  hio_queue *write_queue;  /* non-NULL: writes and flushes go here (needs queue) */
+  unsigned depth;          /* a dedicated queue's (0: 64) */
+  hio_strategy strategy;   /* a dedicated queue's */
+  hio_cache *cache;        /* NULL: none; I/O must then be 4 KiB aligned */
+  hio_readahead readahead; /* with a cache */
+  hio_reaper *reaper;      /* NULL: the threads that call hio_handle_reap reap */
+} hio_handle_opts;
+
+int hio_handle_open(hio_engine *e, const char *spec, const hio_handle_opts *opts, hio_handle **out);
+/* Waits for what is in flight, writes the handle's dirty cache pages back
+ * and frees it (and its dedicated queues). Returns 0 or the -errno of that
+ * write-back; the handle is freed either way. */
+int hio_handle_close(hio_handle *h);
+int hio_handle_target_info(hio_handle *h, hio_target_info *out);
+
+/* As hio_submit and hio_reap; io.target is ignored. A read served by the
+ * cache, or a write-back write, completes at once (seen by the next reap). */
+int hio_handle_submit(hio_handle *h, const hio_io *ios, unsigned n);
+int hio_handle_reap(hio_handle *h, hio_completion *out, unsigned max, unsigned min_complete);
+int64_t hio_handle_read(hio_handle *h, void *buf, uint32_t len, uint64_t offset);
+int64_t hio_handle_write(hio_handle *h, const void *buf, uint32_t len, uint64_t offset);
+/* Writes the handle's dirty cache pages, then flushes the device. */
+int hio_handle_flush(hio_handle *h);
+int hio_completion_describe_handle(hio_handle *h, const hio_completion *c, char *buf, size_t len);
+
+typedef struct hio_handle_stats {
+  uint64_t submitted, completed, errors;
+  uint64_t read_ios, read_bytes, write_ios, write_bytes, flush_ios;
+  hio_lat_summary read_lat, write_lat; /* from hio_handle_submit to reap */
+  uint64_t cache_hits, cache_misses;   /* this handle's reads, in pages */
+  uint64_t readahead_ios, readahead_pages; /* device reads that read ahead */
+  uint64_t lock_wait_ns, lock_waits;   /* waiting for its queues' lock */
+  unsigned queues;                     /* 1, or 2 when reads and writes are apart */
+} hio_handle_stats;
+int hio_handle_stats_get(hio_handle *h, hio_handle_stats *out);
+/* Zeroes the counters, histograms and its queues' statistics. */
+int hio_handle_stats_reset(hio_handle *h);
+int hio_handle_percentiles(hio_handle *h, hio_op op, const double *pcts, size_t n, uint64_t *out_ns);
+/* The handle's queue for reads (which 0) or writes (1; the same queue unless
+ * split), e.g. for hio_queue_stats_get or hio_queue_adaptive_view. */
+hio_queue *hio_handle_queue(hio_handle *h, int which);
+
 #ifdef __cplusplus
 }
 #endif

@@ -4,36 +4,17 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <new>
 
-#include "api/engine.hpp"
-#include "queue/queue.hpp"
+#include "api/objects.hpp"
 #include "util/enum.hpp"
-#include "util/error.hpp"
-
-struct hio_engine {
-  hio::Engine impl;
-};
-struct hio_queue {
-  std::unique_ptr<hio::Queue> impl;
-};
 
 namespace {
 
-// Runs f, turning an escaping exception into -ENOMEM/-EIO with a message.
-template <class F>
-auto guarded(F&& f) -> decltype(f()) {
-  try {
-    return f();
-  } catch (const std::bad_alloc&) {
-    return hio::fail(ENOMEM, "out of memory");
-  } catch (const std::exception& e) {
-    return hio::fail(EIO, std::string("internal error: ") + e.what());
-  }
-}
-
-#define CHECK_ARG(cond, what) \
-  if (!(cond)) return hio::fail(EINVAL, std::string(__func__) + ": " + what)
+// A queue bound to handles is theirs: direct I/O on it would take their
+// completions.
+#define NOT_BOUND(q)                                                                                  \
+  if ((q)->bound)                                                                                     \
+  return hio::fail(EBUSY, std::string(__func__) + ": the queue is bound to handles; use hio_handle_*")
 
 const char* const kModeNames[] = {"interrupt", "poll", "hybrid", "iopoll", "hybrid_iopoll", "sqpoll", "adaptive"};
 
@@ -46,7 +27,7 @@ const char* hio_version(void) { return "0.1.0"; }
 
 int hio_engine_create(hio_engine** out) {
   CHECK_ARG(out, "out is NULL");
-  return guarded([&] {
+  return hio::guarded([&] {
     *out = new hio_engine;
     return 0;
   });
@@ -72,11 +53,11 @@ int hio_wait_mode_parse(const char* name, hio_wait_mode* out) {
 
 int hio_queue_create(hio_engine* e, const hio_queue_opts* opts, hio_queue** out) {
   CHECK_ARG(e && opts && out, "engine, opts or out is NULL");
-  return guarded([&] {
+  return hio::guarded([&] {
     auto provider = [e](const hio::EmuConfig& c, uint64_t size) { return e->impl.emu_device(c, size); };
     auto q = hio::Queue::create(*opts, provider);
     if (!q) return -EINVAL;
-    *out = new hio_queue{std::move(q)};
+    *out = new hio_queue{std::shared_ptr<hio::Queue>(std::move(q)), nullptr};
     return 0;
   });
 }
@@ -85,64 +66,70 @@ void hio_queue_destroy(hio_queue* q) { delete q; }
 
 int hio_queue_set_strategy(hio_queue* q, const hio_strategy* s) {
   CHECK_ARG(q && s, "queue or strategy is NULL");
-  return guarded([&] { return q->impl->set_strategy(*s); });
+  return hio::guarded([&] { return hio::with_queue(q, [&](hio::Queue& x) { return x.set_strategy(*s); }); });
 }
 
 int hio_queue_get_strategy(hio_queue* q, hio_strategy* out) {
   CHECK_ARG(q && out, "queue or out is NULL");
-  *out = q->impl->strategy();
+  *out = hio::with_queue(q, [](hio::Queue& x) { return x.strategy(); });
   return 0;
 }
 
 int hio_queue_open(hio_queue* q, const char* spec, const hio_open_opts* opts) {
   CHECK_ARG(q && spec, "queue or spec is NULL");
   hio_open_opts none{};
-  return guarded([&] { return q->impl->open(spec, opts ? *opts : none); });
+  NOT_BOUND(q);
+  return hio::guarded([&] { return q->impl->open(spec, opts ? *opts : none); });
 }
 
 int hio_target_info_get(hio_queue* q, int target, hio_target_info* out) {
   CHECK_ARG(q && out, "queue or out is NULL");
-  return guarded([&] { return q->impl->target_info(target, out); });
+  return hio::guarded([&] { return hio::with_queue(q, [&](hio::Queue& x) { return x.target_info(target, out); }); });
 }
 
 int hio_queue_register_buffer(hio_queue* q, void* base, size_t len) {
   CHECK_ARG(q && base && len, "queue or buffer is NULL or empty");
-  return guarded([&] { return q->impl->register_buffer(base, len); });
+  return hio::guarded([&] { return hio::with_queue(q, [&](hio::Queue& x) { return x.register_buffer(base, len); }); });
 }
 
 int hio_submit(hio_queue* q, const hio_io* ios, unsigned n, unsigned flags) {
   CHECK_ARG(q && (ios || n == 0), "queue or ios is NULL");
   CHECK_ARG(!(flags & ~HIO_SUBMIT_DEFER), "unknown flags");
-  return guarded([&] { return q->impl->submit(ios, n, flags); });
+  NOT_BOUND(q);
+  return hio::guarded([&] { return q->impl->submit(ios, n, flags); });
 }
 
 int hio_reap(hio_queue* q, hio_completion* out, unsigned max, unsigned min_complete) {
   CHECK_ARG(q && (out || max == 0), "queue or out is NULL");
   CHECK_ARG(min_complete <= max, "min_complete exceeds max");
-  return guarded([&] { return q->impl->reap(out, max, min_complete); });
+  NOT_BOUND(q);
+  return hio::guarded([&] { return q->impl->reap(out, max, min_complete); });
 }
 
-unsigned hio_queue_inflight(hio_queue* q) { return q ? q->impl->inflight() : 0; }
+unsigned hio_queue_inflight(hio_queue* q) { return q ? hio::with_queue(q, [](hio::Queue& x) { return x.inflight(); }) : 0; }
 
 int64_t hio_read(hio_queue* q, int target, void* buf, uint32_t len, uint64_t offset) {
   CHECK_ARG(q, "queue is NULL");
-  return guarded([&] { return q->impl->sync_io(HIO_OP_READ, target, buf, len, offset); });
+  NOT_BOUND(q);
+  return hio::guarded([&] { return q->impl->sync_io(HIO_OP_READ, target, buf, len, offset); });
 }
 
 int64_t hio_write(hio_queue* q, int target, const void* buf, uint32_t len, uint64_t offset) {
   CHECK_ARG(q, "queue is NULL");
-  return guarded([&] { return q->impl->sync_io(HIO_OP_WRITE, target, const_cast<void*>(buf), len, offset); });
+  NOT_BOUND(q);
+  return hio::guarded([&] { return q->impl->sync_io(HIO_OP_WRITE, target, const_cast<void*>(buf), len, offset); });
 }
 
 int hio_flush(hio_queue* q, int target) {
   CHECK_ARG(q, "queue is NULL");
-  return guarded([&] { return int(q->impl->sync_io(HIO_OP_FLUSH, target, nullptr, 0, 0)); });
+  NOT_BOUND(q);
+  return hio::guarded([&] { return int(q->impl->sync_io(HIO_OP_FLUSH, target, nullptr, 0, 0)); });
 }
 
 int hio_completion_describe(hio_queue* q, const hio_completion* c, char* buf, size_t len) {
   CHECK_ARG(q && c && buf && len, "queue, completion or buffer is NULL");
-  return guarded([&] {
-    std::string s = q->impl->describe(*c);
+  return hio::guarded([&] {
+    std::string s = hio::with_queue(q, [&](hio::Queue& x) { return x.describe(*c); });
     std::snprintf(buf, len, "%s", s.c_str());
     return int(s.size());
   });
@@ -150,25 +137,27 @@ int hio_completion_describe(hio_queue* q, const hio_completion* c, char* buf, si
 
 int hio_queue_adaptive_view(hio_queue* q, hio_adaptive_view* out) {
   CHECK_ARG(q && out, "queue or out is NULL");
-  return guarded([&] { return q->impl->adaptive_view(out); });
+  return hio::guarded([&] { return hio::with_queue(q, [&](hio::Queue& x) { return x.adaptive_view(out); }); });
 }
 
 int hio_queue_stats_get(hio_queue* q, hio_queue_stats* out) {
   CHECK_ARG(q && out, "queue or out is NULL");
-  return guarded([&] { return q->impl->stats(out); });
+  return hio::guarded([&] { return hio::with_queue(q, [&](hio::Queue& x) { return x.stats(out); }); });
 }
 
 int hio_queue_stats_reset(hio_queue* q) {
   CHECK_ARG(q, "queue is NULL");
-  return guarded([&] {
-    q->impl->stats_reset();
-    return 0;
+  return hio::guarded([&] {
+    return hio::with_queue(q, [](hio::Queue& x) {
+      x.stats_reset();
+      return 0;
+    });
   });
 }
 
 int hio_queue_percentiles(hio_queue* q, hio_op op, const double* pcts, size_t n, uint64_t* out_ns) {
   CHECK_ARG(q && (n == 0 || (pcts && out_ns)), "queue, pcts or out is NULL");
-  return guarded([&] { return q->impl->percentiles(op, pcts, n, out_ns); });
+  return hio::guarded([&] { return hio::with_queue(q, [&](hio::Queue& x) { return x.percentiles(op, pcts, n, out_ns); }); });
 }
 
 }  // extern "C"

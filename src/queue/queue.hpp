@@ -28,9 +28,12 @@ class Queue {
 
   int open(const std::string& spec, const hio_open_opts& opts);
   int target_info(int target, hio_target_info* out);
+  // An open target's description (target must be valid).
+  TargetInfo target(int t) const { return targets_[size_t(t)]; }
   int register_buffer(void* base, size_t len);
   int set_strategy(const hio_strategy& s);
   hio_strategy strategy() const { return waiter_.get(); }
+  unsigned depth() const { return depth_; }
 
   int submit(const hio_io* ios, unsigned n, unsigned flags);
   int reap(hio_completion* out, unsigned max, unsigned min);

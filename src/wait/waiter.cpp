@@ -1,36 +1,11 @@
 #include "wait/waiter.hpp"
 
-#include <sys/prctl.h>
-#include <time.h>
-
-#include <cerrno>
-
 #include "util/clock.hpp"
 #include "util/enum.hpp"
 #include "util/error.hpp"
+#include "util/sleep.hpp"
 
 namespace hio {
-namespace {
-
-// A sleeping thread is woken up to timer_slack_ns late (50 us by default),
-// which would swamp a sleep of a few microseconds. Linux's own hybrid
-// polling sleeps on an hrtimer without slack; do the same for this thread.
-void no_timer_slack() {
-  thread_local bool done = false;
-  if (!done) {
-    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-    done = true;
-  }
-}
-
-void sleep_ns(uint64_t ns) {
-  no_timer_slack();
-  timespec ts = ns_to_ts(ns);
-  while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR) {
-  }
-}
-
-}  // namespace
 
 bool is_kernel_mode(hio_wait_mode m) {
   return m == HIO_WAIT_IOPOLL || m == HIO_WAIT_HYBRID_IOPOLL || m == HIO_WAIT_SQPOLL;

@@ -1,0 +1,42 @@
+// A first-come, first-served (ticket) lock. A shared queue's threads take
+// turns in the order they asked: with a plain mutex the thread that just
+// released it takes it straight back, and one job of several sharing the
+// queue gets most of its I/O. A waiter spins briefly (the holder's turn is
+// usually a submission of a microsecond or two), then sleeps on a futex.
+#pragma once
+#include <atomic>
+#include <cstdint>
+
+namespace hio {
+
+class FairLock {
+ public:
+  static constexpr int kSpins = 2000;
+
+  void lock() {
+    uint32_t me = next_.fetch_add(1, std::memory_order_relaxed);
+    for (int i = 0; i < kSpins; i++)
+      if (serving_.load(std::memory_order_acquire) == me) return;
+    for (uint32_t s; (s = serving_.load(std::memory_order_acquire)) != me;) serving_.wait(s, std::memory_order_acquire);
+  }
+  bool try_lock() {
+    uint32_t s = serving_.load(std::memory_order_acquire);
+    uint32_t expect = s;
+    return next_.compare_exchange_strong(expect, s + 1, std::memory_order_acquire, std::memory_order_relaxed);
+  }
+  void unlock() {
+    uint32_t s = serving_.load(std::memory_order_relaxed) + 1;
+    serving_.store(s, std::memory_order_release);
+    if (next_.load(std::memory_order_relaxed) != s) serving_.notify_all();
+  }
+  // Threads waiting for their turn.
+  uint32_t waiting() const {
+    uint32_t n = next_.load(std::memory_order_relaxed), s = serving_.load(std::memory_order_relaxed);
+    return n - s - (n != s ? 1 : 0);
+  }
+
+ private:
+  std::atomic<uint32_t> next_{0}, serving_{0};
+};
+
+}  // namespace hio

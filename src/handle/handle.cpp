@@ -1,0 +1,446 @@
+#include "handle/handle.hpp"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+
+#include "util/clock.hpp"
+#include "util/enum.hpp"
+#include "util/error.hpp"
+
+namespace hio {
+namespace {
+
+const char* op_name(hio_op op) {
+  switch (op) {
+    case HIO_OP_READ: return "read";
+    case HIO_OP_WRITE: return "write";
+    case HIO_OP_FLUSH: return "flush";
+  }
+  return "?";
+}
+
+constexpr uint64_t kSyncTagBit = 1ull << 63;
+constexpr uint32_t kPage = kCachePage;
+constexpr size_t kWriteBackPages = 64;
+
+// The target's identity in a cache shared by handles: the file itself for
+// a path (two names of one file share pages), the device spec for emu.
+uint64_t object_id(const std::string& spec, bool emulated) {
+  struct stat st {};
+  if (!emulated && stat(spec.c_str(), &st) == 0) return (uint64_t(st.st_dev) << 40) ^ uint64_t(st.st_ino);
+  return std::hash<std::string>{}(spec) | 1;
+}
+
+void* aligned(size_t align, size_t bytes) { return std::aligned_alloc(align, (bytes + align - 1) / align * align); }
+
+}  // namespace
+
+Handle::Handle(const std::string& spec, HandleConfig cfg) : spec_(spec), cfg_(std::move(cfg)), ra_(cfg_.readahead) {
+  q_[0] = cfg_.read_q;
+  q_[1] = cfg_.write_q;
+}
+
+std::unique_ptr<Handle> Handle::open(const std::string& spec, HandleConfig cfg) {
+  int ra = raw_enum(cfg.readahead);
+  if (ra < HIO_READAHEAD_AUTO || ra > HIO_READAHEAD_ON) {
+    failf(EINVAL, "open %s: unknown read-ahead mode %d", spec.c_str(), ra);
+    return nullptr;
+  }
+  std::unique_ptr<Handle> h(new Handle(spec, std::move(cfg)));
+  for (int i = 0; i < 2; i++) {
+    if (!h->q_[i]) continue;
+    int t = h->q_[i]->bind(spec, h->cfg_.open, &h->inbox_, i);
+    if (t < 0) {
+      h->close();
+      return nullptr;
+    }
+    h->target_[i] = t;
+    if (h->cfg_.high_priority) h->q_[i]->set_priority(true);
+    if (h->cfg_.reaper) h->cfg_.reaper->add(h->q_[i]);
+  }
+  h->info_ = h->q_[0]->locked([&](Queue& q) { return q.target(h->target_[0]); });
+  h->size_ = h->info_.size;
+  h->obj_ = object_id(spec, h->info_.emulated);
+  if (h->cfg_.cache && h->cfg_.cache->policy() == WritePolicy::Back) {
+    h->wb_q_ = h->cfg_.private_queue();
+    hio_open_opts o = h->cfg_.open;
+    o.flags &= ~unsigned(HIO_OPEN_CREATE);
+    if (!h->wb_q_ || (h->wb_target_ = h->wb_q_->open(spec, o)) < 0) {
+      h->close();
+      return nullptr;
+    }
+    h->wb_buf_.reset(static_cast<uint8_t*>(aligned(std::max<size_t>(kPage, h->info_.mem_align), kWriteBackPages * kPage)));
+    h->cfg_.cache->attach(h->obj_, h.get());
+    h->attached_ = true;
+  }
+  return h;
+}
+
+Handle::~Handle() { close(); }
+
+int Handle::close() {
+  if (closed_) return 0;
+  closed_ = true;
+  // Everything in flight must come back before the queues forget us.
+  std::vector<hio_completion> sink(64);
+  for (;;) {
+    bool busy;
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      busy = free_.size() < ctx_.size();
+    }
+    if (!busy || reap(sink.data(), unsigned(sink.size()), 1) < 0) break;
+  }
+  int r = 0;
+  if (attached_) {
+    int64_t f = cfg_.cache->flush(obj_);
+    if (f < 0) r = int(f);
+    if (cfg_.cache->detach(obj_, this) < 0 && r == 0) r = -EBUSY;
+  }
+  for (int i = 0; i < 2; i++) {
+    if (!q_[i] || target_[i] < 0) continue;
+    if (cfg_.reaper) cfg_.reaper->remove(q_[i]);
+    q_[i]->unbind(target_[i]);
+  }
+  return r;
+}
+
+int Handle::validate(const hio_io& io) const {
+  int op = raw_enum(io.op);
+  if (op < HIO_OP_READ || op > HIO_OP_FLUSH) return failf(EINVAL, "%s: unknown operation %d", spec_.c_str(), op);
+  if (io.op == HIO_OP_FLUSH || !cfg_.cache) return 0;  // the queue checks the rest
+  if (io.len == 0 || !io.buf)
+    return failf(EINVAL, "%s at offset %llu of %s: empty buffer", op_name(io.op), (unsigned long long)io.offset,
+                 spec_.c_str());
+  if (io.offset % kPage || io.len % kPage)
+    return failf(EINVAL, "%s at offset %llu, length %u, of %s: a cached handle does whole 4096-byte pages",
+                 op_name(io.op), (unsigned long long)io.offset, io.len, spec_.c_str());
+  bool extends = io.op == HIO_OP_WRITE && info_.growable;
+  uint64_t size = size_.load(std::memory_order_relaxed);
+  if ((io.len > size || io.offset > size - io.len) && !extends)
+    return failf(EINVAL, "%s at offset %llu, length %u, of %s: past the end (size %llu)", op_name(io.op),
+                 (unsigned long long)io.offset, io.len, spec_.c_str(), (unsigned long long)size);
+  return 0;
+}
+
+void Handle::post(const hio_io& io, int32_t res, uint64_t now) {
+  hio_completion c{io.tag, res, io.op, 0, io.offset, io.len, now_ns() - now};
+  record(c);
+  inbox_.post(c);
+}
+
+// Copies the pages of a read from the cache; true if every page was there.
+bool Handle::cache_read(const hio_io& io, uint64_t now) {
+  uint32_t pages = io.len / kPage;
+  for (uint32_t p = 0; p < pages; p++) {
+    if (!cfg_.cache->read(obj_, io.offset / kPage + p, static_cast<uint8_t*>(io.buf) + size_t(p) * kPage)) {
+      hits_ += p;
+      misses_++;
+      return false;
+    }
+  }
+  hits_ += pages;
+  ra_.on_read(io.offset, io.len, false);
+  post(io, int32_t(io.len), now);
+  return true;
+}
+
+int Handle::submit(const hio_io* ios, unsigned n) {
+  for (unsigned i = 0; i < n; i++)
+    if (int r = validate(ios[i]); r < 0) return r;
+  unsigned done = 0;
+  for (; done < n; done++) {
+    int r = submit_one(ios[done], now_ns());
+    if (r < 0) return done ? int(done) : r;
+  }
+  return int(done);
+}
+
+int Handle::submit_one(const hio_io& io, uint64_t now) {
+  std::unique_lock<std::mutex> g(mu_);
+  submitted_++;
+  BlockCache* cache = cfg_.cache;
+  bool back = cache && cache->policy() == WritePolicy::Back;
+  if (cache && io.op == HIO_OP_READ && cache_read(io, now)) return 1;
+  if (back && io.op == HIO_OP_WRITE) {
+    int32_t res = int32_t(io.len);
+    for (uint32_t p = 0; p < io.len / kPage && res > 0; p++)
+      if (int e = cache->write(obj_, io.offset / kPage + p, static_cast<uint8_t*>(io.buf) + size_t(p) * kPage, true);
+          e < 0)
+        res = e;
+    if (res > 0) grow(io.offset + io.len);
+    post(io, res, now);
+    return 1;
+  }
+  if (back && io.op == HIO_OP_FLUSH) {
+    // Dirty pages reach the device before the device flush is asked for.
+    g.unlock();
+    int64_t f = cache->flush(obj_);
+    g.lock();
+    if (f < 0) {
+      post(io, int32_t(f), now);
+      return 1;
+    }
+  }
+  if (free_.empty()) {
+    free_.push_back(uint32_t(ctx_.size()));
+    ctx_.emplace_back();
+  }
+  uint32_t slot = free_.back();
+  Ctx& x = ctx_[slot];
+  x.tag = io.tag;
+  x.offset = io.offset;
+  x.submit_ns = now;
+  x.buf = io.buf;
+  x.len = io.len;
+  x.op = io.op;
+  x.qi = qi_for(io.op);
+  x.dev_offset = io.offset;
+  x.dev_len = io.len;
+  x.cached_write = false;
+  hio_io dev{io.op, target_[x.qi], io.buf, io.len, io.offset, slot};
+  if (cache && io.op == HIO_OP_READ) {
+    uint32_t want = ra_.on_read(io.offset, io.len, true);
+    if (want > io.len) {
+      uint64_t end = std::min<uint64_t>(io.offset + want, size_.load(std::memory_order_relaxed) / kPage * kPage);
+      if (end > io.offset + io.len) {
+        if (!x.bounce) x.bounce.reset(static_cast<uint8_t*>(aligned(std::max<size_t>(kPage, info_.mem_align), ReadAhead::kMaxWindow)));
+        x.dev_len = uint32_t(end - io.offset);
+        dev.buf = x.bounce.get();
+        dev.len = x.dev_len;
+        ra_ios_++;
+        ra_pages_ += (x.dev_len - io.len) / kPage;
+      }
+    }
+    x.tickets.resize(x.dev_len / kPage);
+    for (uint32_t p = 0; p < x.dev_len / kPage; p++) x.tickets[p] = cache->ticket(obj_, io.offset / kPage + p);
+  } else if (cache && io.op == HIO_OP_WRITE) {
+    x.cached_write = true;  // write-through: the cache takes it when the device has it
+  }
+  free_.pop_back();
+  int qi = x.qi;
+  bool extends = io.op == HIO_OP_WRITE && io.offset + io.len > size_.load(std::memory_order_relaxed);
+  inbox_.submitted(qi);
+  LockWait lw;
+  g.unlock();
+  int r = q_[qi]->submit(dev, lw);
+  if (r < 0 || lw.count || extends) {
+    g.lock();
+    lock_.ns += lw.ns;
+    lock_.count += lw.count;
+    if (r < 0) {
+      inbox_.refused(qi);
+      free_.push_back(slot);
+      submitted_--;
+      return r;
+    }
+    if (extends) grow(io.offset + io.len);
+    g.unlock();
+  }
+  if (cfg_.reaper) cfg_.reaper->kick();
+  return 1;
+}
+
+// Turns a queue's completion into the handle's: the caller's tag, data
+// from the read-ahead buffer, pages into the cache. Called with mu_ held.
+hio_completion Handle::finish(const hio_completion& raw, uint64_t now) {
+  Ctx& x = ctx_[raw.tag];
+  hio_completion c{x.tag, raw.res, x.op, 0, x.offset, x.len, now > x.submit_ns ? now - x.submit_ns : 0};
+  BlockCache* cache = cfg_.cache;
+  if (x.op == HIO_OP_READ && raw.res >= 0 && uint32_t(raw.res) != x.dev_len) c.res = -EIO;  // short read
+  if (cache && x.op == HIO_OP_READ && c.res >= 0) {
+    const uint8_t* src = x.dev_len > x.len ? x.bounce.get() : static_cast<const uint8_t*>(x.buf);
+    for (uint32_t p = 0; p < x.dev_len / kPage; p++) {
+      uint64_t idx = x.dev_offset / kPage + p;
+      const uint8_t* page = src + size_t(p) * kPage;
+      if (p < x.len / kPage) {
+        auto* dst = static_cast<uint8_t*>(x.buf) + size_t(p) * kPage;
+        // A page written meanwhile (a dirty write-back page) is newer than the device's.
+        if (cache->peek(obj_, idx, dst)) continue;
+        if (page != dst) std::memcpy(dst, page, kPage);
+      }
+      cache->fill(obj_, idx, page, x.tickets[p]);
+    }
+    c.res = int32_t(x.len);
+  }
+  // Only now: a read that raced the write and fills the cache later holds
+  // an older ticket and is refused.
+  if (cache && x.cached_write)
+    for (uint32_t p = 0; p < x.len / kPage; p++) {
+      uint64_t idx = x.offset / kPage + p;
+      if (c.res < 0) cache->invalidate(obj_, idx);
+      else cache->write(obj_, idx, static_cast<const uint8_t*>(x.buf) + size_t(p) * kPage, false);
+    }
+  free_.push_back(uint32_t(raw.tag));
+  record(c);
+  return c;
+}
+
+void Handle::record(const hio_completion& c) {
+  completed_++;
+  if (c.res < 0) {
+    errors_++;
+    return;
+  }
+  if (c.op == HIO_OP_READ) {
+    rlat_.add(c.lat_ns);
+    rbytes_ += uint64_t(c.res);
+  } else if (c.op == HIO_OP_WRITE) {
+    wlat_.add(c.lat_ns);
+    wbytes_ += uint64_t(c.res);
+  } else {
+    flushes_++;
+  }
+}
+
+int Handle::reap(hio_completion* out, unsigned max, unsigned min) {
+  unsigned n = 0;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    while (n < max && !stash_.empty()) {
+      out[n++] = stash_.front();
+      stash_.pop_front();
+    }
+  }
+  thread_local std::vector<Inbox::Item> raw;
+  if (raw.size() < max) raw.resize(max);
+  bool polled = false;  // min 0: one pass over the queues without waiting
+  for (;;) {
+    unsigned got = inbox_.take(raw.data(), max - n);
+    if (got) {
+      uint64_t now = now_ns();
+      std::lock_guard<std::mutex> g(mu_);
+      for (unsigned i = 0; i < got; i++) out[n++] = raw[i].finished ? raw[i].c : finish(raw[i].c, now);
+    }
+    if (n == max || (min > 0 && n >= min) || (min == 0 && (polled || n > 0))) return int(n);
+    int qi = inbox_.queued(0) > 0 ? 0 : q_[1] && inbox_.queued(1) > 0 ? 1 : -1;
+    if (qi < 0) {
+      if (inbox_.empty()) return int(n);  // nothing left to wait for
+      continue;
+    }
+    if (cfg_.reaper) {
+      if (min == 0) return int(n);  // the completion thread delivers
+      inbox_.wait();
+      continue;
+    }
+    // Both queues busy: collect the writes without waiting, wait on reads.
+    LockWait lw;
+    int r = 0;
+    if (qi == 0 && q_[1] && inbox_.queued(1) > 0) r = q_[1]->reap(&inbox_, false, lw);
+    if (r >= 0) r = q_[qi]->reap(&inbox_, min > 0, lw);
+    polled = true;
+    std::lock_guard<std::mutex> g(mu_);
+    lock_.ns += lw.ns;
+    lock_.count += lw.count;
+    if (r < 0) return n ? int(n) : r;
+  }
+}
+
+int64_t Handle::sync_io(hio_op op, void* buf, uint32_t len, uint64_t offset) {
+  uint64_t tag;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    tag = kSyncTagBit | next_sync_tag_++;
+  }
+  hio_io io{op, 0, buf, len, offset, tag};
+  if (int r = submit(&io, 1); r < 0) return r;
+  hio_completion c[1];
+  for (;;) {
+    int r = reap(c, 1, 1);
+    if (r < 0) return r;
+    if (r == 0) continue;
+    if (c[0].tag == tag) break;
+    std::lock_guard<std::mutex> g(mu_);
+    stash_.push_back(c[0]);
+  }
+  if (c[0].res < 0) {
+    int e = -c[0].res;
+    std::string msg = describe(c[0]);
+    return fail(e, msg);
+  }
+  if (op != HIO_OP_FLUSH && uint32_t(c[0].res) != len)
+    return failf(EIO, "%s at offset %llu of %s: short transfer (%d of %u bytes)", op_name(op),
+                 (unsigned long long)offset, spec_.c_str(), c[0].res, len);
+  return c[0].res;
+}
+
+std::string Handle::describe(const hio_completion& c) const {
+  char buf[512];
+  if (c.res < 0)
+    std::snprintf(buf, sizeof buf, "%s at offset %llu of %s: %s", op_name(c.op), (unsigned long long)c.offset,
+                  spec_.c_str(), errno_text(-c.res).c_str());
+  else
+    std::snprintf(buf, sizeof buf, "%s at offset %llu of %s: %d bytes", op_name(c.op), (unsigned long long)c.offset,
+                  spec_.c_str(), c.res);
+  return buf;
+}
+
+int Handle::write_pages(uint64_t idx, const void* data, size_t npages) {
+  std::lock_guard<std::mutex> g(wb_mu_);
+  for (size_t done = 0; done < npages;) {
+    size_t k = std::min(npages - done, kWriteBackPages);
+    // The cache's copy may not meet O_DIRECT's alignment: write from ours.
+    std::memcpy(wb_buf_.get(), static_cast<const uint8_t*>(data) + done * kPage, k * kPage);
+    int64_t r = wb_q_->sync_io(HIO_OP_WRITE, wb_target_, wb_buf_.get(), uint32_t(k * kPage), (idx + done) * kPage);
+    if (r < 0) return int(r);
+    done += k;
+  }
+  return 0;
+}
+
+void Handle::stats(hio_handle_stats* o) {
+  *o = hio_handle_stats{};
+  std::lock_guard<std::mutex> g(mu_);
+  o->submitted = submitted_;
+  o->completed = completed_;
+  o->errors = errors_;
+  o->read_ios = rlat_.count();
+  o->read_bytes = rbytes_;
+  o->write_ios = wlat_.count();
+  o->write_bytes = wbytes_;
+  o->flush_ios = flushes_;
+  auto sum = [](const Histogram& h) { return hio_lat_summary{h.count(), h.min(), h.max(), h.mean(), h.stddev()}; };
+  o->read_lat = sum(rlat_);
+  o->write_lat = sum(wlat_);
+  o->cache_hits = hits_;
+  o->cache_misses = misses_;
+  o->readahead_ios = ra_ios_;
+  o->readahead_pages = ra_pages_;
+  o->lock_wait_ns = lock_.ns;
+  o->lock_waits = lock_.count;
+  o->queues = q_[1] ? 2 : 1;
+}
+
+void Handle::stats_reset() {
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    rlat_.reset();
+    wlat_.reset();
+    submitted_ = completed_ = errors_ = rbytes_ = wbytes_ = flushes_ = 0;
+    hits_ = misses_ = ra_ios_ = ra_pages_ = 0;
+    lock_ = LockWait{};
+  }
+  for (auto& q : q_)
+    if (q)
+      q->locked([](Queue& qq) {
+        qq.stats_reset();
+        return 0;
+      });
+}
+
+int Handle::percentiles(hio_op op, const double* pcts, size_t n, uint64_t* out) {
+  if (op != HIO_OP_READ && op != HIO_OP_WRITE) return failf(EINVAL, "percentiles exist for reads and writes only");
+  std::lock_guard<std::mutex> g(mu_);
+  const Histogram& h = op == HIO_OP_READ ? rlat_ : wlat_;
+  for (size_t i = 0; i < n; i++) {
+    if (!(pcts[i] >= 0 && pcts[i] <= 100)) return failf(EINVAL, "percentile %g is outside 0..100", pcts[i]);
+    out[i] = h.percentile(pcts[i]);
+  }
+  return 0;
+}
+
+}  // namespace hio

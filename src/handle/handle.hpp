@@ -1,0 +1,115 @@
+// A handle: one target opened through one queue, or a read queue and a
+// write queue, with an optional block cache and read-ahead, reaped by its
+// callers or by a completion thread. Any thread may call it; its own lock
+// guards only its bookkeeping, never a wait.
+#pragma once
+#include <atomic>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "cache/block_cache.hpp"
+#include "handle/bound_queue.hpp"
+#include "handle/inbox.hpp"
+#include "handle/readahead.hpp"
+#include "handle/reaper.hpp"
+#include "queue/histogram.hpp"
+
+namespace hio {
+
+struct HandleConfig {
+  hio_open_opts open{};
+  std::shared_ptr<BoundQueue> read_q, write_q;  // write_q: null, or apart from read_q
+  bool high_priority = false;
+  BlockCache* cache = nullptr;
+  hio_readahead readahead = HIO_READAHEAD_AUTO;
+  Reaper* reaper = nullptr;
+  // A private queue for writing dirty cache pages back (write-back caches).
+  std::function<std::unique_ptr<Queue>()> private_queue;
+};
+
+class Handle : public PageWriter {
+ public:
+  // Returns nullptr with the message set.
+  static std::unique_ptr<Handle> open(const std::string& spec, HandleConfig cfg);
+  ~Handle() override;
+  // Waits for what is in flight, writes dirty pages back, unbinds.
+  int close();
+
+  TargetInfo info() const {
+    TargetInfo t = info_;
+    t.size = size_.load(std::memory_order_relaxed);
+    return t;
+  }
+  int submit(const hio_io* ios, unsigned n);
+  int reap(hio_completion* out, unsigned max, unsigned min);
+  int64_t sync_io(hio_op op, void* buf, uint32_t len, uint64_t offset);
+  std::string describe(const hio_completion& c) const;
+
+  void stats(hio_handle_stats* out);
+  void stats_reset();
+  int percentiles(hio_op op, const double* pcts, size_t n, uint64_t* out);
+  BoundQueue& queue(int which) { return *q_[which == 1 && q_[1] ? 1 : 0]; }
+
+  // PageWriter: dirty pages of this target, written synchronously.
+  int write_pages(uint64_t idx, const void* data, size_t npages) override;
+
+ private:
+  explicit Handle(const std::string& spec, HandleConfig cfg);
+  // One command of the handle on its way through a queue.
+  struct Ctx {
+    uint64_t tag = 0, offset = 0, submit_ns = 0;
+    void* buf = nullptr;
+    uint32_t len = 0;
+    hio_op op = HIO_OP_READ;
+    int qi = 0;
+    uint64_t dev_offset = 0;
+    uint32_t dev_len = 0;  // > len when it reads ahead
+    bool cached_write = false;
+    std::vector<uint64_t> tickets;  // cache tickets of the pages read
+    std::unique_ptr<uint8_t, void (*)(void*)> bounce{nullptr, &std::free};
+  };
+  int validate(const hio_io& io) const;
+  int submit_one(const hio_io& io, uint64_t now);
+  bool cache_read(const hio_io& io, uint64_t now);
+  void post(const hio_io& io, int32_t res, uint64_t now);
+  hio_completion finish(const hio_completion& raw, uint64_t now);
+  void record(const hio_completion& c);
+  void grow(uint64_t end) {
+    uint64_t s = size_.load(std::memory_order_relaxed);
+    while (end > s && !size_.compare_exchange_weak(s, end, std::memory_order_relaxed)) {
+    }
+  }
+  int qi_for(hio_op op) const { return op != HIO_OP_READ && q_[1] ? 1 : 0; }
+
+  std::string spec_;
+  HandleConfig cfg_;
+  std::shared_ptr<BoundQueue> q_[2];
+  int target_[2] = {-1, -1};
+  TargetInfo info_;
+  std::atomic<uint64_t> size_{0};  // grows with writes past the end of a file
+  uint64_t obj_ = 0;  // the target's identity in the cache
+  Inbox inbox_;
+  bool attached_ = false, closed_ = false;
+
+  std::mutex mu_;  // everything below
+  std::deque<Ctx> ctx_;
+  std::vector<uint32_t> free_;
+  std::deque<hio_completion> stash_;  // completions a sync helper set aside
+  uint64_t next_sync_tag_ = 0;
+  ReadAhead ra_;
+  Histogram rlat_, wlat_;
+  uint64_t submitted_ = 0, completed_ = 0, errors_ = 0, rbytes_ = 0, wbytes_ = 0, flushes_ = 0;
+  uint64_t hits_ = 0, misses_ = 0, ra_ios_ = 0, ra_pages_ = 0;
+  LockWait lock_;
+
+  std::mutex wb_mu_;  // the write-back queue
+  std::unique_ptr<Queue> wb_q_;
+  int wb_target_ = -1;
+  std::unique_ptr<uint8_t, void (*)(void*)> wb_buf_{nullptr, &std::free};
+};
+
+}  // namespace hio

@@ -1,0 +1,44 @@
+// The completion thread's automatic poll period. It climbs a ladder of
+// periods while the completions delivered per window hold (a longer period
+// costs less CPU), steps back down when they fall, and holds there for a
+// while before trying again. The ladder is capped at the observed latency
+// (a period past it only adds latency); a new I/O size or latency restarts
+// the climb; beside other work (contention) it never spins.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace hio {
+
+class PollPeriodTuner {
+ public:
+  static constexpr uint64_t kWindowNs = 20'000'000;  // one measurement
+  static constexpr double kKeep = 0.97;              // a step must keep this share of the best rate
+  static constexpr int kHoldWindows = 25;            // after a step back: 500 ms before climbing again
+  static constexpr double kContended = 0.3;          // contention above which spinning is off
+
+  struct Window {
+    double completions = 0;
+    double ns = 0;            // the window's length
+    double mean_lat_ns = 0;   // submission to delivery
+    double mean_bytes = 0;
+    double contention = 0;    // the completion thread's, 0..1
+  };
+
+  // Feeds one window and returns the period for the next.
+  uint64_t next(const Window& w);
+  uint64_t period_ns() const;
+  // The ladder, for tests and docs.
+  static const uint64_t* ladder(size_t* n);
+
+ private:
+  void restart(const Window& w);
+  size_t cap(const Window& w) const;
+  size_t floor(const Window& w) const;
+  size_t step_ = 0;
+  double best_ = 0;  // completions per second at or below step_
+  int hold_ = 0;
+  double ref_bytes_ = 0, ref_lat_ = 0;
+};
+
+}  // namespace hio

@@ -1,0 +1,141 @@
+// The handle layer's pure pieces with synthetic inputs: the completion
+// thread's poll-period tuner, read-ahead stream detection, the fair lock.
+#include <gtest/gtest.h>
+
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "handle/fair_lock.hpp"
+#include "handle/poll_period.hpp"
+#include "handle/readahead.hpp"
+
+namespace {
+
+using hio::PollPeriodTuner;
+
+PollPeriodTuner::Window win(double rate_per_s, double lat_ns, double bytes = 4096, double contention = 0) {
+  PollPeriodTuner::Window w;
+  w.ns = 20e6;
+  w.completions = rate_per_s * 0.02;
+  w.mean_lat_ns = lat_ns;
+  w.mean_bytes = bytes;
+  w.contention = contention;
+  return w;
+}
+
+// A device where a period p costs nothing up to `free_ns`, then throughput
+// falls: the tuner should settle on the longest free period of the ladder.
+double model_rate(uint64_t p, double free_ns) { return p <= free_ns ? 100000 : 100000 * free_ns / double(p); }
+
+TEST(PollPeriod, ClimbsWhileThroughputHoldsThenStepsBack) {
+  PollPeriodTuner t;
+  uint64_t p = t.next(win(100000, 200'000));
+  for (int i = 0; i < 40; i++) p = t.next(win(model_rate(p, 20'000), 200'000 + double(p) / 2));
+  EXPECT_EQ(p, 20'000u);
+}
+
+TEST(PollPeriod, NeverPastTheLatency) {
+  PollPeriodTuner t;
+  uint64_t p = t.next(win(100000, 30'000));
+  for (int i = 0; i < 40; i++) p = t.next(win(100000, 30'000 + double(p) / 2));  // throughput never falls
+  EXPECT_LE(p, 30'000u);
+  EXPECT_EQ(p, 20'000u);
+}
+
+TEST(PollPeriod, SpinsWhenEverySleepLoses) {
+  PollPeriodTuner t;
+  uint64_t p = t.next(win(100000, 8'000));
+  for (int i = 0; i < 40; i++) p = t.next(win(p == 0 ? 100000 : 60000, 8'000 + double(p) / 2));
+  EXPECT_EQ(p, 0u);
+}
+
+TEST(PollPeriod, NeverSpinsBesideOtherWork) {
+  PollPeriodTuner t;
+  uint64_t p = t.next(win(100000, 100'000, 4096, 0.5));
+  for (int i = 0; i < 40; i++) p = t.next(win(p == 0 ? 100000 : 50000, 100'000 + double(p) / 2, 4096, 0.5));
+  EXPECT_GE(p, 20'000u);  // at least a fifth of the latency
+}
+
+TEST(PollPeriod, NewIoSizeRestartsTheClimb) {
+  PollPeriodTuner t;
+  uint64_t p = t.next(win(100000, 200'000));
+  for (int i = 0; i < 40; i++) p = t.next(win(100000, 200'000 + double(p) / 2));
+  ASSERT_GT(p, 0u);
+  EXPECT_EQ(t.next(win(20000, 600'000, 65536)), 0u);
+}
+
+TEST(PollPeriod, RetriesAfterHolding) {
+  PollPeriodTuner t;
+  uint64_t p = t.next(win(100000, 1'000'000));
+  double free_ns = 5'000;
+  int i = 0;
+  for (; i < 20; i++) p = t.next(win(model_rate(p, free_ns), 1'000'000));
+  ASSERT_EQ(p, 5'000u);
+  free_ns = 100'000;  // the device got slower to drain: longer periods are free now
+  for (i = 0; i < 200 && p < 100'000; i++) p = t.next(win(model_rate(p, free_ns), 1'000'000));
+  EXPECT_EQ(p, 100'000u);
+}
+
+TEST(PollPeriod, EmptyWindowsChangeNothing) {
+  PollPeriodTuner t;
+  uint64_t p = t.next(win(100000, 200'000));
+  PollPeriodTuner::Window empty;
+  EXPECT_EQ(t.next(empty), p);
+}
+
+TEST(ReadAhead, AutoReadsAheadOnSequentialStreamsOnly) {
+  hio::ReadAhead ra(HIO_READAHEAD_AUTO);
+  EXPECT_EQ(ra.on_read(0, 4096, true), 4096u);
+  EXPECT_EQ(ra.on_read(4096, 4096, true), 4096u);
+  EXPECT_EQ(ra.on_read(8192, 4096, true), hio::ReadAhead::kMinWindow);  // third in a row
+  uint32_t w = 0;
+  for (uint64_t off = 12288, i = 0; i < 10; i++, off += 4096) w = ra.on_read(off, 4096, true);
+  EXPECT_EQ(w, hio::ReadAhead::kMaxWindow);  // the window grew to the largest
+  hio::ReadAhead rnd(HIO_READAHEAD_AUTO);
+  for (uint64_t i = 0; i < 100; i++) EXPECT_EQ(rnd.on_read((i * 7919 % 1000) * 4096, 4096, true), 4096u);
+}
+
+TEST(ReadAhead, TellsInterleavedStreamsApart) {
+  hio::ReadAhead ra(HIO_READAHEAD_AUTO);
+  uint32_t a = 0, b = 0;
+  for (uint64_t i = 0; i < 5; i++) {
+    a = ra.on_read(i * 4096, 4096, true);
+    b = ra.on_read((1000 + i) * 4096, 4096, true);
+  }
+  EXPECT_GT(a, 4096u);
+  EXPECT_GT(b, 4096u);
+}
+
+TEST(ReadAhead, OnAndOff) {
+  hio::ReadAhead on(HIO_READAHEAD_ON), off(HIO_READAHEAD_OFF);
+  EXPECT_EQ(on.on_read(123 * 4096, 4096, true), hio::ReadAhead::kMaxWindow);
+  EXPECT_EQ(on.on_read(123 * 4096, 4096, false), 4096u);  // a hit reads nothing
+  for (uint64_t i = 0; i < 10; i++) EXPECT_EQ(off.on_read(i * 4096, 4096, true), 4096u);
+}
+
+TEST(ThreadsFairLock, TurnsInArrivalOrder) {
+  hio::FairLock lock;
+  std::mutex order_mu;
+  std::vector<int> order;
+  lock.lock();
+  std::vector<std::thread> ts;
+  for (int i = 0; i < 4; i++) {
+    ts.emplace_back([&, i] {
+      lock.lock();
+      {
+        std::lock_guard<std::mutex> g(order_mu);
+        order.push_back(i);
+      }
+      lock.unlock();
+    });
+    // Thread i takes its turn in line before the next one starts.
+    while (lock.waiting() < uint64_t(i + 1)) std::this_thread::yield();
+  }
+  EXPECT_FALSE(lock.try_lock());
+  lock.unlock();
+  for (auto& t : ts) t.join();
+  EXPECT_EQ(order, (std::vector<int>{0, 1, 2, 3}));
+}
+
+}  // namespace
