@@ -15,6 +15,8 @@
 #include <random>
 
 #include "util/clock.hpp"
+#include <tuple>
+#include <utility>
 #include "verify.hpp"
 
 namespace hiobench {
@@ -39,17 +41,27 @@ hio_strategy strategy_of(const JobOptions& o) {
   return s;
 }
 
-// Opens the job's target on q; returns the id or throws UsageError.
-int open_target(hio_queue* q, const JobOptions& o, bool create, hio_target_info* info) {
+hio_open_opts open_opts(const JobOptions& o, bool create) {
   hio_open_opts oo{};
   oo.flags = (o.direct ? HIO_OPEN_DIRECT : 0) | (create ? HIO_OPEN_CREATE : 0) |
              (rw_writes(o.rw) || create ? 0 : HIO_OPEN_RDONLY);
   oo.size = o.size;
+  return oo;
+}
+
+// Opens the job's target on q; returns the id or throws UsageError.
+int open_target(hio_queue* q, const JobOptions& o, bool create, hio_target_info* info) {
+  hio_open_opts oo = open_opts(o, create);
   int t = hio_queue_open(q, o.filename.c_str(), &oo);
   if (t < 0) throw UsageError("job '" + o.name + "': " + hio_last_error());
   hio_target_info_get(q, t, info);
   return t;
 }
+
+struct CacheDeleter {
+  void operator()(hio_cache* c) const { hio_cache_destroy(c); }
+};
+using CachePtr = std::unique_ptr<hio_cache, CacheDeleter>;
 
 QueuePtr make_queue(hio_engine* e, const JobOptions& o, unsigned depth) {
   hio_queue_opts qo{};
@@ -75,8 +87,12 @@ void pin(const JobOptions& o) {
 // each block once per pass, no memory per block.
 class OffsetGen {
  public:
-  OffsetGen(uint64_t blocks, bool random, uint64_t seed) : n_(blocks), random_(random), rng_(seed) { new_pass(); }
+  OffsetGen(uint64_t blocks, bool random, bool repeat, uint64_t seed)
+      : n_(blocks), random_(random), repeat_(repeat), rng_(seed) {
+    new_pass();
+  }
   uint64_t next() {
+    if (random_ && repeat_) return std::uniform_int_distribution<uint64_t>(0, n_ - 1)(rng_);
     if (i_ == n_) new_pass();
     uint64_t k = i_++;
     if (!random_) return k;
@@ -96,7 +112,7 @@ class OffsetGen {
     c_ = d(rng_);
   }
   uint64_t n_, i_ = 0, a_ = 1, c_ = 0, passes_ = 0;
-  bool random_;
+  bool random_, repeat_;
   std::mt19937_64 rng_;
 };
 
@@ -119,10 +135,30 @@ void sleep_until(uint64_t deadline_ns) {
 
 class Runner {
  public:
-  Runner(hio_engine* e, const JobOptions& o, unsigned index, JobProgress& p)
-      : o_(o), p_(p), q_(make_queue(e, o, o.iodepth)), rng_(0x68696f ^ (uint64_t(index) << 32)) {
+  Runner(hio_engine* e, const JobOptions& o, unsigned index, JobProgress& p, const SharedResources& sh)
+      : o_(o), p_(p), sh_(sh), rng_(0x68696f ^ (uint64_t(index) << 32)) {
     pin(o);
-    target_ = open_target(q_.get(), o, false, &info_);
+    hio_handle_opts ho{};
+    ho.open = open_opts(o, false);
+    ho.flags = o.high_priority ? HIO_HANDLE_HIGH_PRIORITY : 0;
+    std::tie(ho.queue, ho.write_queue) = sh.queues_for(o);
+    ho.depth = o.iodepth;
+    ho.strategy = strategy_of(o);
+    if (o.cache_mb) {
+      hio_cache* c = nullptr;
+      if (hio_cache_create(o.cache_mb << 20, o.cache_policy, &c) < 0)
+        throw UsageError("job '" + o.name + "': --cache_mb=" + std::to_string(o.cache_mb) + ": " + hio_last_error());
+      cache_.reset(c);
+    }
+    ho.cache = cache_.get();
+    ho.readahead = o.readahead;
+    ho.reaper = sh.reaper_for(o);
+    hio_handle* h = nullptr;
+    if (hio_handle_open(e, o.filename.c_str(), &ho, &h) < 0)
+      throw UsageError("job '" + o.name + "': " + hio_last_error());
+    h_ = h;
+    q_ = hio_handle_queue(h, 0);
+    hio_handle_target_info(h, &info_);
     blocks_ = (o.size ? o.size : info_.size) / o.bs;
     size_t align = std::max<size_t>(4096, info_.mem_align);
     size_t arena = size_t(o.iodepth) * ((o.bs + align - 1) / align * align);
@@ -133,7 +169,7 @@ class Runner {
     std::memset(mem, 0, arena);
     // Fixed buffers save the kernel a page pinning per I/O; without them
     // the run still works, so a refusal (memlock limit) is not an error.
-    hio_queue_register_buffer(q_.get(), mem, arena);
+    hio_queue_register_buffer(q_, mem, arena);
     for (unsigned i = o.iodepth; i-- > 0;) free_.push_back(i);
     comps_.resize(o.iodepth);
     if (o.verify && rw_writes(o.rw)) written_.assign(blocks_, false);
@@ -148,7 +184,7 @@ class Runner {
     uint64_t t0 = hio::now_ns();
     if (o_.ramp_time_s > 0) {
       loop(t0 + uint64_t(o_.ramp_time_s * 1e9), UINT64_MAX, r);
-      hio_queue_stats_reset(q_.get());
+      hio_handle_stats_reset(h_);
     }
     Usage u0 = Usage::now();
     uint64_t start = hio::now_ns();
@@ -160,21 +196,35 @@ class Runner {
     r.start_unix_ms = double(hio::ts_ns(wall_clock)) / 1e6;
     log_ios_ = 0;
     logging_ = o_.adaptive_log;
+    hio_reaper_stats rs0 = sh_.reaper_stats(o_);
     if (!r.error) loop(end, limit, r);
     logging_ = false;
     uint64_t wall = hio::now_ns() - start;
     Usage u1 = Usage::now();
-    hio_queue_stats_get(q_.get(), &r.qs);
-    r.has_view = hio_queue_adaptive_view(q_.get(), &r.view) == 0;
+    hio_queue_stats_get(q_, &r.qs);
+    hio_handle_stats_get(h_, &r.hs);
+    if (cache_) hio_cache_stats_get(cache_.get(), &r.cs);
+    if (o_.reaper_thread) {
+      hio_reaper_stats rs1 = sh_.reaper_stats(o_);
+      r.reaper_cpu_pct = 100.0 * double(rs1.cpu_ns - rs0.cpu_ns) / double(wall);
+      uint64_t sleeps = rs1.sleeps - rs0.sleeps;
+      r.reaper_period_us = sleeps ? (rs1.period_ns_mean * double(rs1.sleeps) - rs0.period_ns_mean * double(rs0.sleeps)) /
+                                        double(sleeps) / 1e3
+                                  : 0;
+      r.reaper_period_now_us = double(rs1.period_ns) / 1e3;
+      r.reaper_rounds = rs1.rounds - rs0.rounds;
+    }
+    r.has_view = hio_queue_adaptive_view(q_, &r.view) == 0;
     r.runtime_ms = double(wall) / 1e6;
     r.usr_pct = 100.0 * double(u1.utime_ns - u0.utime_ns) / double(wall);
     r.sys_pct = 100.0 * double(u1.stime_ns - u0.stime_ns) / double(wall);
     r.ctx = u1.ctx - u0.ctx;
     r.majf = u1.majf - u0.majf;
     r.minf = u1.minf - u0.minf;
-    fill_dir(HIO_OP_READ, r.qs.read_ios, r.qs.read_bytes, r.qs.read_lat, r.read);
-    fill_dir(HIO_OP_WRITE, r.qs.write_ios, r.qs.write_bytes, r.qs.write_lat, r.write);
+    fill_dir(HIO_OP_READ, r.hs.read_ios, r.hs.read_bytes, r.hs.read_lat, r.read);
+    fill_dir(HIO_OP_WRITE, r.hs.write_ios, r.hs.write_bytes, r.hs.write_lat, r.write);
     if (!r.error && !written_.empty()) verify_pass(r);
+    close(r);
     return r;
   }
 
@@ -185,7 +235,7 @@ class Runner {
     d.lat = lat;
     const auto& pcts = fio_percentiles();
     std::vector<uint64_t> v(pcts.size());
-    hio_queue_percentiles(q_.get(), op, pcts.data(), pcts.size(), v.data());
+    hio_handle_percentiles(h_, op, pcts.data(), pcts.size(), v.data());
     for (size_t i = 0; i < pcts.size(); i++) d.pct.emplace_back(pcts[i], v[i]);
   }
 
@@ -200,7 +250,7 @@ class Runner {
   // Issues and reaps until the deadline or until `limit` I/Os were issued
   // (and all have completed). Records the first I/O error and stops.
   void loop(uint64_t deadline, uint64_t limit, JobResult& r) {
-    OffsetGen gen(blocks_, rw_random(o_.rw), rng_());
+    OffsetGen gen(blocks_, rw_random(o_.rw), o_.norandommap, rng_());
     uint64_t issued = 0;
     double interval_ns = o_.rate_iops ? 1e9 / double(o_.rate_iops) : 0;
     uint64_t rate_start = hio::now_ns();
@@ -214,7 +264,7 @@ class Runner {
         free_.pop_back();
         hio_io io{pick_op(), target_, buf(slot), o_.bs, gen.next() * o_.bs, slot};
         if (io.op == HIO_OP_WRITE && o_.verify) verify_fill(io.buf, o_.bs, io.offset, rng_());
-        if (int e = hio_submit(q_.get(), &io, 1, 0); e < 0) {
+        if (int e = hio_handle_submit(h_, &io, 1); e < 0) {
           r.error = -e;
           r.error_msg = hio_last_error();
           free_.push_back(slot);
@@ -229,7 +279,7 @@ class Runner {
         if (interval_ns > 0) sleep_until(rate_start + uint64_t(double(issued) * interval_ns));
         continue;
       }
-      int n = hio_reap(q_.get(), comps_.data(), unsigned(comps_.size()), 1);
+      int n = hio_handle_reap(h_, comps_.data(), unsigned(comps_.size()), 1);
       if (n < 0) {
         r.error = -n;
         r.error_msg = hio_last_error();
@@ -249,7 +299,7 @@ class Runner {
     TimelinePoint pt;
     pt.t_ms = double(now - log_start_) / 1e6;
     pt.iops = double(ios - log_ios_) * 1e9 / double(now - log_next_);
-    pt.adaptive = hio_queue_adaptive_view(q_.get(), &pt.view) == 0;
+    pt.adaptive = hio_queue_adaptive_view(q_, &pt.view) == 0;
     r.timeline.push_back(pt);
     log_next_ = now;
     log_ios_ = ios;
@@ -261,7 +311,7 @@ class Runner {
     if (c.res >= 0 && uint32_t(c.res) == c.len) return false;
     if (!r.error) {
       char msg[512];
-      hio_completion_describe(q_.get(), &c, msg, sizeof msg);
+      hio_completion_describe_handle(h_, &c, msg, sizeof msg);
       r.error = c.res < 0 ? -c.res : EIO;
       r.error_msg = prefix + std::string(msg);
       if (c.res >= 0) r.error_msg += " (short transfer of " + std::to_string(c.len) + ")";
@@ -300,13 +350,13 @@ class Runner {
         unsigned slot = free_.back();
         free_.pop_back();
         hio_io io{HIO_OP_READ, target_, buf(slot), o_.bs, todo[next++], slot};
-        if (hio_submit(q_.get(), &io, 1, 0) < 0) {
+        if (hio_handle_submit(h_, &io, 1) < 0) {
           r.error = EIO;
           r.error_msg = std::string("verify: ") + hio_last_error();
           return;
         }
       }
-      int n = hio_reap(q_.get(), comps_.data(), unsigned(comps_.size()), 1);
+      int n = hio_handle_reap(h_, comps_.data(), unsigned(comps_.size()), 1);
       if (n < 0) {
         r.error = -n;
         r.error_msg = std::string("verify: ") + hio_last_error();
@@ -320,9 +370,25 @@ class Runner {
     }
   }
 
+  // Closes the handle: its dirty cache pages reach the device here.
+  void close(JobResult& r) {
+    hio_handle* h = std::exchange(h_, nullptr);
+    if (hio_handle_close(h) < 0 && !r.error) {
+      r.error = EIO;
+      r.error_msg = std::string("closing the handle: ") + hio_last_error();
+    }
+  }
+
+ public:
+  ~Runner() { hio_handle_close(h_); }
+
+ private:
   const JobOptions& o_;
   JobProgress& p_;
-  QueuePtr q_;
+  const SharedResources& sh_;
+  CachePtr cache_;  // declared before the handle that uses it
+  hio_handle* h_ = nullptr;
+  hio_queue* q_ = nullptr;  // the handle's (read) queue
   std::mt19937_64 rng_;
   int target_ = -1;
   hio_target_info info_{};
@@ -343,8 +409,9 @@ const std::vector<double>& fio_percentiles() {
   return p;
 }
 
-JobResult run_job(hio_engine* engine, const JobOptions& o, unsigned index, JobProgress& progress) {
-  Runner runner(engine, o, index, progress);
+JobResult run_job(hio_engine* engine, const JobOptions& o, unsigned index, JobProgress& progress,
+                  const SharedResources& shared) {
+  Runner runner(engine, o, index, progress, shared);
   JobResult r = runner.run();
   progress.done = true;
   return r;

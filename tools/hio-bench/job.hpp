@@ -9,6 +9,7 @@
 
 #include "hybridio/hio.h"
 #include "options.hpp"
+#include "shared.hpp"
 
 namespace hiobench {
 
@@ -40,7 +41,11 @@ struct JobResult {
   DirResult read, write;
   double usr_pct = 0, sys_pct = 0;
   uint64_t ctx = 0, majf = 0, minf = 0;
-  hio_queue_stats qs{};
+  hio_queue_stats qs{};   // the job's (read) queue, shared or not
+  hio_handle_stats hs{};  // the job's handle: its own I/O only
+  hio_cache_stats cs{};   // --cache_mb
+  double reaper_cpu_pct = 0, reaper_period_us = 0, reaper_period_now_us = 0;  // --reaper=thread
+  uint64_t reaper_rounds = 0;
   std::string target, backend;
   bool emulated = false;
   uint64_t verified = 0, mismatches = 0;
@@ -62,7 +67,8 @@ const std::vector<double>& fio_percentiles();
 
 // Runs one job to the end on the calling thread. Throws UsageError for
 // problems found before any I/O (bad target, alignment, range).
-JobResult run_job(hio_engine* engine, const JobOptions& o, unsigned index, JobProgress& progress);
+JobResult run_job(hio_engine* engine, const JobOptions& o, unsigned index, JobProgress& progress,
+                  const SharedResources& shared);
 
 // Checks the target and, for a missing file, creates it and writes it out
 // to --size (as fio lays out its files). Throws UsageError for bad input,

@@ -54,12 +54,13 @@ int main(int argc, char** argv) {
   std::vector<JobProgress> progress(inv.jobs.size());
   try {
     for (const auto& j : inv.jobs) prepare_target(engine, j);
+    SharedResources shared(engine, inv.jobs);
     std::vector<std::exception_ptr> errors(inv.jobs.size());
     std::vector<std::thread> threads;
     for (size_t i = 0; i < inv.jobs.size(); i++)
       threads.emplace_back([&, i] {
         try {
-          results[i] = run_job(engine, inv.jobs[i], unsigned(i), progress[i]);
+          results[i] = run_job(engine, inv.jobs[i], unsigned(i), progress[i], shared);
         } catch (...) {
           errors[i] = std::current_exception();
           progress[i].done = true;

@@ -97,6 +97,7 @@ const std::map<std::string, Setter>& table() {
       {"numjobs", [](JobOptions& o, const std::string& v) { o.numjobs = unsigned(int_value("numjobs", v, 1, 256)); }},
       {"runtime", [](JobOptions& o, const std::string& v) { o.runtime_s = seconds_value("runtime", v); }},
       {"time_based", [](JobOptions& o, const std::string& v) { o.time_based = bool_value("time_based", v); }},
+      {"norandommap", [](JobOptions& o, const std::string& v) { o.norandommap = bool_value("norandommap", v); }},
       {"ramp_time", [](JobOptions& o, const std::string& v) { o.ramp_time_s = seconds_value("ramp_time", v); }},
       {"direct", [](JobOptions& o, const std::string& v) { o.direct = bool_value("direct", v); }},
       {"cpus_allowed", [](JobOptions& o, const std::string& v) { o.cpus = cpu_list("cpus_allowed", v); }},
@@ -121,6 +122,51 @@ const std::map<std::string, Setter>& table() {
          else if (v == "0") o.adaptive_log = false;
          else invalid("adaptive_log", v, "expected 0 or 1");
        }},
+      {"queue",
+       [](JobOptions& o, const std::string& v) {
+         if (v == "dedicated") o.queue = QueueMode::Dedicated;
+         else if (v == "shared") o.queue = QueueMode::Shared;
+         else if (v == "split_rw") o.queue = QueueMode::SplitRw;
+         else invalid("queue", v, "expected dedicated, shared or split_rw");
+       }},
+      {"handle_priority",
+       [](JobOptions& o, const std::string& v) {
+         if (v == "high") o.high_priority = true;
+         else if (v == "normal") o.high_priority = false;
+         else invalid("handle_priority", v, "expected high or normal");
+       }},
+      {"cache_mb",
+       [](JobOptions& o, const std::string& v) { o.cache_mb = uint64_t(int_value("cache_mb", v, 0, 1 << 20)); }},
+      {"cache_policy",
+       [](JobOptions& o, const std::string& v) {
+         if (v == "writethrough") o.cache_policy = HIO_CACHE_WRITE_THROUGH;
+         else if (v == "writeback") o.cache_policy = HIO_CACHE_WRITE_BACK;
+         else invalid("cache_policy", v, "expected writethrough or writeback");
+       }},
+      {"readahead",
+       [](JobOptions& o, const std::string& v) {
+         if (v == "auto") o.readahead = HIO_READAHEAD_AUTO;
+         else if (v == "off") o.readahead = HIO_READAHEAD_OFF;
+         else if (v == "on") o.readahead = HIO_READAHEAD_ON;
+         else invalid("readahead", v, "expected auto, off or on");
+       }},
+      {"reaper",
+       [](JobOptions& o, const std::string& v) {
+         if (v == "self") o.reaper_thread = false;
+         else if (v == "thread") o.reaper_thread = true;
+         else invalid("reaper", v, "expected self or thread");
+       }},
+      {"poll_period_us",
+       [](JobOptions& o, const std::string& v) {
+         if (v == "auto") {
+           o.poll_period_ns = HIO_POLL_PERIOD_AUTO;
+           return;
+         }
+         double d;
+         if (!hio::parse_double(v, &d) || d < 0 || d > 1e6)
+           invalid("poll_period_us", v, "expected auto or microseconds from 0 (spin) to 1000000");
+         o.poll_period_ns = uint64_t(d * 1000.0);
+       }},
       {"hybrid_sleep_us",
        [](JobOptions& o, const std::string& v) {
          double d;
@@ -133,7 +179,7 @@ const std::map<std::string, Setter>& table() {
 }
 
 // Options that take no value when written bare.
-bool is_flag(const std::string& k) { return k == "time_based" || k == "adaptive_log"; }
+bool is_flag(const std::string& k) { return k == "time_based" || k == "adaptive_log" || k == "norandommap"; }
 
 void apply(JobOptions& o, std::string key, const std::string& value, const std::string& where) {
   if (key == "readwrite") key = "rw";
@@ -204,6 +250,15 @@ void check(const JobOptions& o) {
                      std::to_string(o.bs));
   if (o.verify && o.bs < 32)
     throw UsageError("job '" + o.name + "': --verify=crc32c needs --bs of at least 32 bytes (its header)");
+  auto given = [&](const char* k) { return o.given.count(k) > 0; };
+  if (!o.cache_mb && (given("cache_policy") || given("readahead")))
+    throw UsageError("job '" + o.name + "': --" + (given("readahead") ? "readahead" : "cache_policy") +
+                     " applies with a block cache only (give --cache_mb)");
+  if (o.cache_mb && o.bs % 4096)
+    throw UsageError("job '" + o.name + "': --cache_mb needs --bs in whole 4096-byte pages (got " +
+                     std::to_string(o.bs) + ")");
+  if (!o.reaper_thread && given("poll_period_us"))
+    throw UsageError("job '" + o.name + "': --poll_period_us applies to --reaper=thread only");
   if (o.hybrid_sleep_us > 0 && o.completion != HIO_WAIT_HYBRID)
     throw UsageError("job '" + o.name + "': --hybrid_sleep_us applies to --completion=hybrid only");
 }
@@ -302,6 +357,24 @@ const char* rw_name(Rw rw) {
   return "?";
 }
 
+const char* queue_mode_name(QueueMode m) {
+  switch (m) {
+    case QueueMode::Dedicated: return "dedicated";
+    case QueueMode::Shared: return "shared";
+    case QueueMode::SplitRw: return "split_rw";
+  }
+  return "?";
+}
+
+const char* readahead_name(hio_readahead r) {
+  switch (r) {
+    case HIO_READAHEAD_AUTO: return "auto";
+    case HIO_READAHEAD_OFF: return "off";
+    case HIO_READAHEAD_ON: return "on";
+  }
+  return "?";
+}
+
 const char* usage_text() {
   return R"(usage: hio-bench [OPTIONS] [JOBFILE...]
 
@@ -324,6 +397,8 @@ Job options:
   --numjobs=N            copies of the job, each with its own thread and queue
   --runtime=TIME         stop after TIME (10, 10s, 500ms, 2m)
   --time_based           keep going over the range until --runtime
+  --norandommap          random offsets drawn independently (blocks repeat within
+                         a pass), instead of each block once per pass
   --ramp_time=TIME       run this long before measuring
   --direct=0|1           O_DIRECT (default 0)
   --cpus_allowed=LIST    pin the job's thread to these CPUs (0-1, 0,2)
@@ -337,6 +412,26 @@ Job options:
                          (adaptive) the mode and the contention it saw
   --hybrid_sleep_us=N    hybrid: sleep N us before polling (default: half the
                          moving-average latency)
+
+Handle options (docs/handles.md): each job opens its target through a handle.
+  --queue=MODE           dedicated (default): a queue of the job's own; shared:
+                         one locked queue for every such job; split_rw: one
+                         queue for their reads, another for their writes
+  --handle_priority=high|normal
+                         high: a queue of the job's own whatever --queue says,
+                         reaped first by a completion thread
+  --cache_mb=N           a block cache of N MiB for the job (0: none; --bs in
+                         whole 4 KiB pages)
+  --cache_policy=writethrough|writeback
+                         writeback: writes complete in the cache, flushed at
+                         the end of the job
+  --readahead=auto|off|on
+                         with a cache: auto reads ahead on sequential streams
+  --reaper=self|thread   thread: a completion thread reaps the job's queues
+                         (one thread per poll period, shared by such jobs)
+  --poll_period_us=auto|N
+                         the completion thread's period between reaps (0: spin;
+                         auto: tuned to the I/O size, latency and contention)
 
 Global options:
   --output-format=normal|json   json has fio's layout plus a "hybridio" key per job

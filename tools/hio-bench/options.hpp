@@ -16,6 +16,9 @@ struct UsageError : std::runtime_error {
 };
 
 enum class Rw { Read, Write, RandRead, RandWrite, ReadWrite, RandRw };
+// dedicated: a queue of the job's own; shared: one queue for all such jobs;
+// split_rw: one queue for their reads and another for their writes.
+enum class QueueMode { Dedicated, Shared, SplitRw };
 
 struct JobOptions {
   std::string name;
@@ -28,6 +31,7 @@ struct JobOptions {
   unsigned numjobs = 1;
   double runtime_s = 0;  // 0: until size bytes are done
   bool time_based = false;
+  bool norandommap = false;  // random offsets drawn with replacement, as fio's norandommap
   double ramp_time_s = 0;
   bool direct = false;
   std::vector<int> cpus;  // empty: any
@@ -36,6 +40,13 @@ struct JobOptions {
   hio_wait_mode completion = HIO_WAIT_INTERRUPT;
   double hybrid_sleep_us = 0;  // 0: half the moving-average latency
   bool adaptive_log = false;   // a timeline sample every 100 ms in the JSON
+  QueueMode queue = QueueMode::Dedicated;
+  bool high_priority = false;  // a queue of its own, reaped first
+  uint64_t cache_mb = 0;       // 0: no block cache
+  hio_cache_write cache_policy = HIO_CACHE_WRITE_THROUGH;
+  hio_readahead readahead = HIO_READAHEAD_AUTO;
+  bool reaper_thread = false;  // a completion thread reaps the job's queue
+  uint64_t poll_period_ns = HIO_POLL_PERIOD_AUTO;
   std::map<std::string, std::string> given;  // as written, for the JSON "job options"
 };
 
@@ -53,6 +64,8 @@ bool rw_reads(Rw rw);
 bool rw_writes(Rw rw);
 bool rw_random(Rw rw);
 const char* rw_name(Rw rw);
+const char* queue_mode_name(QueueMode m);
+const char* readahead_name(hio_readahead r);
 
 const char* usage_text();
 

@@ -65,6 +65,41 @@ json adaptive_json(const hio_queue_stats& q, const JobResult& r) {
   return a;
 }
 
+// The handle: its queues, its lock waits, its cache and its completion thread.
+json handle_json(const JobOptions& o, const JobResult& r) {
+  const hio_handle_stats& hs = r.hs;
+  json h = {{"queue", o.high_priority ? "dedicated" : queue_mode_name(o.queue)},
+            {"priority", o.high_priority ? "high" : "normal"},
+            {"queues", hs.queues},
+            {"lock_wait_ns", hs.lock_wait_ns},
+            {"lock_waits", hs.lock_waits},
+            {"lock_wait_pct", r.runtime_ms > 0 ? double(hs.lock_wait_ns) / (r.runtime_ms * 1e4) : 0.0},
+            {"reaper", o.reaper_thread ? "thread" : "self"}};
+  if (o.cache_mb) {
+    uint64_t looked = hs.cache_hits + hs.cache_misses;
+    h["cache"] = {{"mb", o.cache_mb},
+                  {"policy", o.cache_policy == HIO_CACHE_WRITE_BACK ? "writeback" : "writethrough"},
+                  {"readahead", readahead_name(o.readahead)},
+                  {"hits", hs.cache_hits},
+                  {"misses", hs.cache_misses},
+                  {"hit_ratio", looked ? double(hs.cache_hits) / double(looked) : 0.0},
+                  {"readahead_ios", hs.readahead_ios},
+                  {"readahead_pages", hs.readahead_pages},
+                  {"evictions", r.cs.evictions},
+                  {"writebacks", r.cs.writebacks},
+                  {"pages", r.cs.pages}};
+  }
+  if (o.reaper_thread) {
+    h["completion_thread"] = {
+        {"poll_period_us", o.poll_period_ns == HIO_POLL_PERIOD_AUTO ? json("auto") : json(double(o.poll_period_ns) / 1e3)},
+        {"period_us_mean", r.reaper_period_us},
+        {"period_us_last", r.reaper_period_now_us},
+        {"rounds", r.reaper_rounds},
+        {"cpu_pct", r.reaper_cpu_pct}};
+  }
+  return h;
+}
+
 json timeline_json(const std::vector<TimelinePoint>& tl) {
   json arr = json::array();
   for (const TimelinePoint& p : tl) {
@@ -128,6 +163,7 @@ std::string report_json(const std::vector<JobOptions>& jobs, const std::vector<J
               {"mode_changes", q.mode_changes},
               {"hybrid_sleep_us", o.hybrid_sleep_us}};
     if (o.completion == HIO_WAIT_ADAPTIVE) h["adaptive"] = adaptive_json(q, r);
+    h["handle"] = handle_json(o, r);
     if (o.adaptive_log) {
       h["timeline"] = timeline_json(r.timeline);
       h["start_unix_ms"] = r.start_unix_ms;
