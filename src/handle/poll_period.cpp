@@ -6,8 +6,8 @@ namespace hio {
 namespace {
 
 // 0 spins; the rest are sleeps, in ns.
-constexpr uint64_t kLadder[] = {0,       2'000,   5'000,   10'000,  20'000,   50'000,
-                                100'000, 200'000, 500'000, 1'000'000};
+constexpr uint64_t kLadder[] = {0,       2'000,   5'000,   10'000,  15'000,  20'000,  30'000,  50'000,
+                                70'000,  100'000, 150'000, 200'000, 300'000, 500'000, 700'000, 1'000'000};
 constexpr size_t kSteps = sizeof kLadder / sizeof kLadder[0];
 
 bool moved(double now, double ref) { return ref > 0 && (now > 2 * ref || now < ref / 2); }
@@ -41,6 +41,7 @@ size_t PollPeriodTuner::floor(const Window& w) const {
 void PollPeriodTuner::restart(const Window& w) {
   step_ = floor(w);
   best_ = 0;
+  nrates_ = 0;
   hold_ = 0;
   ref_bytes_ = w.mean_bytes;
   ref_lat_ = w.mean_lat_ns;
@@ -55,27 +56,34 @@ uint64_t PollPeriodTuner::next(const Window& in) {
     restart(w);
     return period_ns();
   }
-  double rate = w.completions * 1e9 / w.ns;
   size_t lo = floor(w), hi = std::max(lo, cap(w));
-  if (step_ < lo) {
-    step_ = lo;
+  if (step_ < lo || step_ > hi) {
+    step_ = std::clamp(step_, lo, hi);
+    nrates_ = 0;
     best_ = 0;
+    return period_ns();
+  }
+  rates_[nrates_++] = w.completions * 1e9 / w.ns;
+  if (nrates_ < kSamples) return period_ns();
+  nrates_ = 0;
+  std::sort(rates_, rates_ + kSamples);
+  double rate = rates_[kSamples / 2];
+  if (hold_ > 0) {
+    // The held step's rate, averaged over the hold, is what the next step
+    // up must keep; when the hold ends, try it.
+    best_ += (rate - best_) / double(kHoldRounds - hold_ + 1);
+    if (--hold_ == 0 && step_ < hi) step_++;
     return period_ns();
   }
   if (best_ > 0 && rate < kKeep * best_ && step_ > lo) {
     // This step loses completions: back to the one below, and stay.
     step_--;
     best_ = 0;
-    hold_ = kHoldWindows;
+    hold_ = kHoldRounds;  // the first round of the hold sets best_
     return period_ns();
   }
   best_ = std::max(best_, rate);
-  if (hold_ > 0) {
-    hold_--;
-  } else if (step_ < hi) {
-    step_++;
-  }
-  if (step_ > hi) step_ = hi;
+  if (step_ < hi) step_++;
   return period_ns();
 }
 

@@ -1,7 +1,8 @@
 // The completion thread's automatic poll period. It climbs a ladder of
 // periods while the completions delivered per window hold (a longer period
 // costs less CPU), steps back down when they fall, and holds there for a
-// while before trying again. The ladder is capped at the observed latency
+// while before trying again. Each step is judged by the median of a few
+// windows: one window's rate moves by 5-10% on a shared machine. The ladder is capped at the observed latency
 // (a period past it only adds latency); a new I/O size or latency restarts
 // the climb; beside other work (contention) it never spins.
 #pragma once
@@ -13,8 +14,9 @@ namespace hio {
 class PollPeriodTuner {
  public:
   static constexpr uint64_t kWindowNs = 20'000'000;  // one measurement
-  static constexpr double kKeep = 0.97;              // a step must keep this share of the best rate
-  static constexpr int kHoldWindows = 25;            // after a step back: 500 ms before climbing again
+  static constexpr int kSamples = 3;                 // windows per judgement
+  static constexpr double kKeep = 0.96;              // a step must keep this share of the best rate
+  static constexpr int kHoldRounds = 8;              // after a step back: ~500 ms before climbing again
   static constexpr double kContended = 0.3;          // contention above which spinning is off
 
   struct Window {
@@ -36,7 +38,9 @@ class PollPeriodTuner {
   size_t cap(const Window& w) const;
   size_t floor(const Window& w) const;
   size_t step_ = 0;
-  double best_ = 0;  // completions per second at or below step_
+  double best_ = 0;  // completions per second of the steps kept so far
+  double rates_[kSamples] = {};
+  int nrates_ = 0;
   int hold_ = 0;
   double ref_bytes_ = 0, ref_lat_ = 0;
 };

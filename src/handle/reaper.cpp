@@ -134,9 +134,14 @@ void Reaper::run() {
       }
     }
     if (!busy) {
+      uint64_t t0 = now_ns();
       idle_wait();
-      win_start = now_ns();
-      win = ReapTally{};
+      // A short wait (the submitter refilling) is part of the window; after
+      // a long one the window says nothing about the period: restart it.
+      if (now_ns() - t0 > PollPeriodTuner::kWindowNs) {
+        win_start = now_ns();
+        win = ReapTally{};
+      }
       continue;
     }
     uint64_t p = period_ns_.load(std::memory_order_relaxed);
