@@ -31,6 +31,11 @@ def assert_usage_error(p, *needles):
         ("--cpus_allowed=1-0", ["'1-0'", "--cpus_allowed"]),
         ("--direct=maybe", ["'maybe'", "--direct"]),
         ("--frobnicate=1", ["'--frobnicate'"]),
+        ("--queue=private", ["'private'", "--queue", "split_rw"]),
+        ("--handle_priority=urgent", ["'urgent'", "--handle_priority"]),
+        ("--cache_mb=-5", ["'-5'", "--cache_mb"]),
+        ("--reaper=kernel", ["'kernel'", "--reaper"]),
+        ("--norandommap=sometimes", ["'sometimes'", "--norandommap"]),
         ("--output-format=xml", ["'xml'"]),
     ],
 )
@@ -119,3 +124,25 @@ def test_unwritable_output(run, tmp_path):
 
 def test_cpus_allowed_not_on_this_machine(run):
     assert_usage_error(run("--name=j", EMU, "--cpus_allowed=1000"), "--cpus_allowed=1000")
+
+
+@pytest.mark.parametrize(
+    "args, needles",
+    [
+        (["--cache_policy=writeback"], ["--cache_policy", "--cache_mb"]),
+        (["--readahead=on"], ["--readahead", "--cache_mb"]),
+        (["--cache_mb=8", "--readahead=sometimes"], ["'sometimes'", "--readahead"]),
+        (["--cache_mb=8", "--cache_policy=later"], ["'later'", "--cache_policy"]),
+        (["--cache_mb=8", "--bs=512"], ["--cache_mb", "4096-byte pages", "512"]),
+        (["--poll_period_us=10"], ["--poll_period_us", "--reaper=thread"]),
+        (["--reaper=thread", "--poll_period_us=fast"], ["'fast'", "--poll_period_us"]),
+        (["--reaper=thread", "--poll_period_us=2000000"], ["'2000000'", "--poll_period_us"]),
+    ],
+)
+def test_bad_handle_options(run, args, needles):
+    assert_usage_error(run("--name=j", EMU, *args), *needles)
+
+
+def test_shared_queue_needs_one_strategy(run):
+    p = run("--queue=shared", EMU, "--name=a", "--completion=poll", "--name=b", "--completion=interrupt")
+    assert_usage_error(p, "'a'", "'b'", "--completion")
