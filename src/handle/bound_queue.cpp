@@ -32,7 +32,9 @@ void BoundQueue::unbind(int target) {
 int BoundQueue::submit(const hio_io& io, LockWait& lw) {
   auto g = lock(lw);
   int r = q_->submit(&io, 1, 0);
-  if (r > 0) inflight_.fetch_add(1, std::memory_order_relaxed);
+  // Sequentially consistent, as the completion thread's idle flag: either
+  // it sees this command in flight or the submitter sees it idle and wakes it.
+  if (r > 0) inflight_.fetch_add(1);
   return r;
 }
 

@@ -47,7 +47,7 @@ class BoundQueue {
     return f(*q_);
   }
   // Commands submitted and not yet delivered, over all its handles.
-  unsigned inflight() const { return inflight_.load(std::memory_order_relaxed); }
+  unsigned inflight() const { return inflight_.load(); }
 
   void set_priority(bool high) { high_ = high; }
   bool high_priority() const { return high_; }

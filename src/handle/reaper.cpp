@@ -79,14 +79,14 @@ void Reaper::remove(const std::shared_ptr<BoundQueue>& q) {
 
 void Reaper::idle_wait() {
   std::unique_lock<std::mutex> g(mu_);
-  idle_.store(true, std::memory_order_release);
+  idle_.store(true);  // sequentially consistent: see BoundQueue::submit
   idle_waits_++;
   // A submission between the last pass and idle_ = true has already
   // raised the queue's in-flight count: look once more before sleeping.
   bool busy = std::any_of(queues_.begin(), queues_.end(), [](const auto& q) { return q->inflight() > 0; });
   if (!busy) cv_.wait(g, [&] { return stop_ || work_; });
   work_ = false;
-  idle_.store(false, std::memory_order_release);
+  idle_.store(false);
 }
 
 void Reaper::run() {

@@ -29,7 +29,7 @@ class Reaper {
   void remove(const std::shared_ptr<BoundQueue>& q);
   // A command was submitted to one of its queues: wake it if idle.
   void kick() {
-    if (idle_.load(std::memory_order_acquire)) {
+    if (idle_.load()) {
       std::lock_guard<std::mutex> g(mu_);
       work_ = true;
       cv_.notify_one();
