@@ -90,4 +90,81 @@ class Queue {
   hio_queue* q_ = nullptr;
 };
 
+class Cache {
+ public:
+  explicit Cache(uint64_t bytes, hio_cache_write policy = HIO_CACHE_WRITE_THROUGH) {
+    detail::check(hio_cache_create(bytes, policy, &c_));
+  }
+  ~Cache() { hio_cache_destroy(c_); }
+  Cache(const Cache&) = delete;
+  Cache& operator=(const Cache&) = delete;
+  hio_cache* get() const { return c_; }
+  hio_cache_stats stats() const {
+    hio_cache_stats s{};
+    detail::check(hio_cache_stats_get(c_, &s));
+    return s;
+  }
+
+ private:
+  hio_cache* c_ = nullptr;
+};
+
+// A completion thread; poll_period_ns 0 spins, HIO_POLL_PERIOD_AUTO tunes it.
+class Reaper {
+ public:
+  explicit Reaper(uint64_t poll_period_ns = HIO_POLL_PERIOD_AUTO, int cpu = -1) {
+    hio_reaper_opts o{poll_period_ns, cpu};
+    detail::check(hio_reaper_create(&o, &r_));
+  }
+  ~Reaper() { hio_reaper_destroy(r_); }
+  Reaper(const Reaper&) = delete;
+  Reaper& operator=(const Reaper&) = delete;
+  hio_reaper* get() const { return r_; }
+  hio_reaper_stats stats() const {
+    hio_reaper_stats s{};
+    detail::check(hio_reaper_stats_get(r_, &s));
+    return s;
+  }
+
+ private:
+  hio_reaper* r_ = nullptr;
+};
+
+// Close it (or let it go) before the cache, reaper and queues it uses.
+class Handle {
+ public:
+  Handle(Engine& e, const std::string& spec, const hio_handle_opts& o) {
+    detail::check(hio_handle_open(e.get(), spec.c_str(), &o, &h_));
+  }
+  ~Handle() { hio_handle_close(h_); }
+  Handle(Handle&& o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+  hio_handle* get() const { return h_; }
+
+  // Writes dirty pages back; throws if that fails.
+  void close() { detail::check(hio_handle_close(std::exchange(h_, nullptr))); }
+  unsigned submit(std::span<const hio_io> ios) {
+    return unsigned(detail::check(hio_handle_submit(h_, ios.data(), unsigned(ios.size()))));
+  }
+  unsigned reap(std::span<hio_completion> out, unsigned min_complete) {
+    return unsigned(detail::check(hio_handle_reap(h_, out.data(), unsigned(out.size()), min_complete)));
+  }
+  uint32_t read(void* buf, uint32_t len, uint64_t offset) {
+    return uint32_t(detail::check(hio_handle_read(h_, buf, len, offset)));
+  }
+  uint32_t write(const void* buf, uint32_t len, uint64_t offset) {
+    return uint32_t(detail::check(hio_handle_write(h_, buf, len, offset)));
+  }
+  void flush() { detail::check(hio_handle_flush(h_)); }
+  hio_handle_stats stats() const {
+    hio_handle_stats s{};
+    detail::check(hio_handle_stats_get(h_, &s));
+    return s;
+  }
+
+ private:
+  hio_handle* h_ = nullptr;
+};
+
 }  // namespace hybridio

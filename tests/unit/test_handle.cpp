@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "hybridio/hio.hpp"
 #include "test_util.hpp"
 
 using namespace hiotest;
@@ -455,6 +456,36 @@ TEST(ThreadsHandles, HammerWithVerify) {
     });
   for (auto& th : ts) th.join();
   for (int t = 0; t < kThreads; t++) EXPECT_EQ(errs[size_t(t)], "") << "thread " << t;
+}
+
+}  // namespace
+
+namespace {
+
+TEST(HandleCxx, WrapperRoundTripAndErrors) {
+  hybridio::Engine e;
+  hybridio::Cache c(1 << 20, HIO_CACHE_WRITE_BACK);
+  hybridio::Reaper r(HIO_POLL_PERIOD_AUTO);
+  hio_handle_opts o{};
+  o.cache = c.get();
+  o.reaper = r.get();
+  hybridio::Handle h(e, "emu:pcie4,size=16m", o);
+  Buf w = aligned_buf(kPage), got = aligned_buf(kPage);
+  fill(w.get(), kPage, 42);
+  EXPECT_EQ(h.write(w.get(), kPage, 0), kPage);
+  EXPECT_EQ(h.read(got.get(), kPage, 0), kPage);
+  EXPECT_EQ(std::memcmp(w.get(), got.get(), kPage), 0);
+  h.flush();
+  EXPECT_EQ(c.stats().dirty, 0u);
+  EXPECT_EQ(h.stats().cache_hits, 1u);
+  try {
+    h.read(got.get(), 100, 0);
+    ADD_FAILURE() << "a partial page on a cached handle was accepted";
+  } catch (const hybridio::Error& err) {
+    EXPECT_EQ(err.code(), -EINVAL);
+    EXPECT_TRUE(Contains(err.what(), "whole 4096-byte pages"));
+  }
+  h.close();
 }
 
 }  // namespace
