@@ -44,6 +44,10 @@ int open_handle(hio_engine* e, const char* spec, const hio_handle_opts& o, hio_h
                       "open %s: a high-priority handle gets queues of its own; leave queue and write_queue NULL",
                       spec);
   if (o.depth > 4096) return hio::failf(EINVAL, "open %s: queue depth %u is outside 1..4096", spec, o.depth);
+  // Checked as an int: an out-of-range value is not a hio_readahead to copy.
+  int ra = hio::raw_enum(o.readahead);
+  if (ra < HIO_READAHEAD_AUTO || ra > HIO_READAHEAD_ON)
+    return hio::failf(EINVAL, "open %s: unknown read-ahead mode %d", spec, ra);
   if (o.queue) {
     h->queues[0] = o.queue;
     h->queues[1] = o.write_queue;

@@ -45,11 +45,6 @@ Handle::Handle(const std::string& spec, HandleConfig cfg) : spec_(spec), cfg_(st
 }
 
 std::unique_ptr<Handle> Handle::open(const std::string& spec, HandleConfig cfg) {
-  int ra = raw_enum(cfg.readahead);
-  if (ra < HIO_READAHEAD_AUTO || ra > HIO_READAHEAD_ON) {
-    failf(EINVAL, "open %s: unknown read-ahead mode %d", spec.c_str(), ra);
-    return nullptr;
-  }
   std::unique_ptr<Handle> h(new Handle(spec, std::move(cfg)));
   for (int i = 0; i < 2; i++) {
     if (!h->q_[i]) continue;
