@@ -1,10 +1,12 @@
-// The completion thread's automatic poll period. It climbs a ladder of
+// The completion thread's automatic poll period. It starts at a quarter of
+// the observed latency, looks one step down, then climbs a ladder of
 // periods while the completions delivered per window hold (a longer period
 // costs less CPU), steps back down when they fall, and holds there for a
 // while before trying again. Each step is judged by the median of a few
-// windows: one window's rate moves by 5-10% on a shared machine. The ladder is capped at the observed latency
-// (a period past it only adds latency); a new I/O size or latency restarts
-// the climb; beside other work (contention) it never spins.
+// windows: one window's rate moves by 5-10% on a shared machine. The
+// ladder is capped at the observed latency (a period past it only adds
+// latency); a new I/O size or latency restarts the search; beside other
+// work (contention) it sleeps at least a fifth of the latency.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -37,6 +39,8 @@ class PollPeriodTuner {
   void restart(const Window& w);
   size_t cap(const Window& w) const;
   size_t floor(const Window& w) const;
+  enum class Phase { first, down, climb };
+  Phase phase_ = Phase::first;
   size_t step_ = 0;
   double best_ = 0;  // completions per second of the steps kept so far
   double rates_[kSamples] = {};

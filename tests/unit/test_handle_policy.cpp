@@ -2,6 +2,8 @@
 // thread's poll-period tuner, read-ahead stream detection, the fair lock.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <mutex>
 #include <thread>
 #include <random>
@@ -26,54 +28,67 @@ PollPeriodTuner::Window win(double rate_per_s, double lat_ns, double bytes = 409
 }
 
 // A device where a period p costs nothing up to `free_ns`, then throughput
-// falls: the tuner should settle on the longest free period of the ladder.
+// falls with it.
 double model_rate(uint64_t p, double free_ns) { return p <= free_ns ? 100000 : 100000 * free_ns / double(p); }
 
-TEST(PollPeriod, ClimbsWhileThroughputHoldsThenStepsBack) {
+// Feeds `n` windows whose rate is rate(p) and latency lat + p/2; returns the
+// period the tuner chose most often over the second half (it keeps
+// retrying the step above now and then).
+template <class Rate>
+uint64_t settled(PollPeriodTuner& t, int n, double lat, Rate rate, double contention = 0) {
+  std::map<uint64_t, int> seen;
+  uint64_t p = t.next(win(100000, lat, 4096, contention));
+  for (int i = 0; i < n; i++) {
+    p = t.next(win(rate(p), lat + double(p) / 2, 4096, contention));
+    if (i >= n / 2) seen[p]++;
+  }
+  return std::max_element(seen.begin(), seen.end(), [](auto& a, auto& b) { return a.second < b.second; })->first;
+}
+
+TEST(PollPeriod, SettlesOnTheLongestPeriodThatLosesNothing) {
   PollPeriodTuner t;
-  uint64_t p = t.next(win(100000, 200'000));
-  for (int i = 0; i < 120; i++) p = t.next(win(model_rate(p, 20'000), 200'000 + double(p) / 2));
-  EXPECT_EQ(p, 20'000u);
+  EXPECT_EQ(settled(t, 300, 200'000, [](uint64_t p) { return model_rate(p, 20'000); }), 20'000u);
+}
+
+TEST(PollPeriod, LooksDownFromAQuarterOfTheLatency) {
+  // Starts at 200 us (a quarter of 1 ms) and must come down to 5 us.
+  PollPeriodTuner t;
+  EXPECT_EQ(settled(t, 300, 1'000'000, [](uint64_t p) { return model_rate(p, 5'000); }), 5'000u);
 }
 
 TEST(PollPeriod, NeverPastTheLatency) {
   PollPeriodTuner t;
-  uint64_t p = t.next(win(100000, 30'000));
-  for (int i = 0; i < 120; i++) p = t.next(win(100000, 30'000 + double(p) / 2));  // throughput never falls
-  EXPECT_EQ(p, 30'000u);  // the longest ladder step within the latency
+  EXPECT_EQ(settled(t, 300, 30'000, [](uint64_t) { return 100000.0; }), 30'000u);
 }
 
-TEST(PollPeriod, SpinsWhenEverySleepLoses) {
+TEST(PollPeriod, ShortestSleepWhenLongerOnesLose) {
   PollPeriodTuner t;
-  uint64_t p = t.next(win(100000, 8'000));
-  for (int i = 0; i < 120; i++) p = t.next(win(p == 0 ? 100000 : 60000, 8'000 + double(p) / 2));
-  EXPECT_EQ(p, 0u);
+  EXPECT_EQ(settled(t, 300, 8'000, [](uint64_t p) { return p == 2'000 ? 100000.0 : 60000.0; }), 2'000u);
 }
 
-TEST(PollPeriod, NeverSpinsBesideOtherWork) {
+TEST(PollPeriod, SleepsAFifthOfTheLatencyBesideOtherWork) {
   PollPeriodTuner t;
-  uint64_t p = t.next(win(100000, 100'000, 4096, 0.5));
-  for (int i = 0; i < 120; i++) p = t.next(win(p == 0 ? 100000 : 50000, 100'000 + double(p) / 2, 4096, 0.5));
-  EXPECT_GE(p, 20'000u);  // at least a fifth of the latency
+  auto rate = [](uint64_t q) { return model_rate(q, 2'000); };
+  PollPeriodTuner alone;
+  EXPECT_EQ(settled(alone, 300, 100'000, rate), 2'000u);
+  EXPECT_EQ(settled(t, 300, 100'000, rate, 0.5), 20'000u);
 }
 
-TEST(PollPeriod, NewIoSizeRestartsTheClimb) {
+TEST(PollPeriod, NewIoSizeRestartsTheSearch) {
   PollPeriodTuner t;
-  uint64_t p = t.next(win(100000, 200'000));
-  for (int i = 0; i < 120; i++) p = t.next(win(100000, 200'000 + double(p) / 2));
-  ASSERT_GT(p, 0u);
-  EXPECT_EQ(t.next(win(20000, 600'000, 65536)), 0u);
+  ASSERT_EQ(settled(t, 300, 200'000, [](uint64_t) { return 100000.0; }), 200'000u);
+  // 64 KiB I/O at 600 us (500 us without the period's own delay): a quarter is 125 us.
+  EXPECT_EQ(t.next(win(20000, 600'000, 65536)), 100'000u);
 }
 
 TEST(PollPeriod, RetriesAfterHolding) {
   PollPeriodTuner t;
-  uint64_t p = t.next(win(100000, 1'000'000));
   double free_ns = 5'000;
-  int i = 0;
-  for (; i < 60; i++) p = t.next(win(model_rate(p, free_ns), 1'000'000));
-  ASSERT_EQ(p, 5'000u);
-  free_ns = 100'000;  // the device got slower to drain: longer periods are free now
-  for (i = 0; i < 600 && p < 100'000; i++) p = t.next(win(model_rate(p, free_ns), 1'000'000));
+  auto rate = [&](uint64_t p) { return model_rate(p, free_ns); };
+  ASSERT_EQ(settled(t, 200, 1'000'000, rate), 5'000u);
+  free_ns = 100'000;  // longer periods are free now
+  uint64_t p = 0;
+  for (int i = 0; i < 600 && p != 100'000; i++) p = t.next(win(rate(p), 1'000'000));
   EXPECT_EQ(p, 100'000u);
 }
 
@@ -82,9 +97,8 @@ TEST(PollPeriod, SettlesDespiteNoisyWindows) {
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> noise(0.92, 1.08);
   PollPeriodTuner t;
-  uint64_t p = t.next(win(100000, 500'000));
-  for (int i = 0; i < 600; i++) p = t.next(win(model_rate(p, 50'000) * noise(rng), 500'000 + double(p) / 2));
-  EXPECT_GE(p, 20'000u);
+  uint64_t p = settled(t, 900, 500'000, [&](uint64_t q) { return model_rate(q, 50'000) * noise(rng); });
+  EXPECT_GE(p, 30'000u);
   EXPECT_LE(p, 50'000u);
 }
 

@@ -167,6 +167,8 @@ const std::map<std::string, Setter>& table() {
            invalid("poll_period_us", v, "expected auto or microseconds from 0 (spin) to 1000000");
          o.poll_period_ns = uint64_t(d * 1000.0);
        }},
+      {"reaper_cpu",
+       [](JobOptions& o, const std::string& v) { o.reaper_cpu = int(int_value("reaper_cpu", v, 0, 1023)); }},
       {"hybrid_sleep_us",
        [](JobOptions& o, const std::string& v) {
          double d;
@@ -257,8 +259,9 @@ void check(const JobOptions& o) {
   if (o.cache_mb && o.bs % 4096)
     throw UsageError("job '" + o.name + "': --cache_mb needs --bs in whole 4096-byte pages (got " +
                      std::to_string(o.bs) + ")");
-  if (!o.reaper_thread && given("poll_period_us"))
-    throw UsageError("job '" + o.name + "': --poll_period_us applies to --reaper=thread only");
+  for (const char* k : {"poll_period_us", "reaper_cpu"})
+    if (!o.reaper_thread && given(k))
+      throw UsageError("job '" + o.name + "': --" + k + " applies to --reaper=thread only");
   if (o.hybrid_sleep_us > 0 && o.completion != HIO_WAIT_HYBRID)
     throw UsageError("job '" + o.name + "': --hybrid_sleep_us applies to --completion=hybrid only");
 }
@@ -432,6 +435,7 @@ Handle options (docs/handles.md): each job opens its target through a handle.
   --poll_period_us=auto|N
                          the completion thread's period between reaps (0: spin;
                          auto: tuned to the I/O size, latency and contention)
+  --reaper_cpu=N         pin the completion thread to CPU N (default: any)
 
 Global options:
   --output-format=normal|json   json has fio's layout plus a "hybridio" key per job

@@ -47,6 +47,7 @@ struct JobOptions {
   hio_readahead readahead = HIO_READAHEAD_AUTO;
   bool reaper_thread = false;  // a completion thread reaps the job's queue
   uint64_t poll_period_ns = HIO_POLL_PERIOD_AUTO;
+  int reaper_cpu = -1;  // the completion thread's CPU; -1: any
   std::map<std::string, std::string> given;  // as written, for the JSON "job options"
 };
 

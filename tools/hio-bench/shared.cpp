@@ -38,11 +38,12 @@ SharedResources::SharedResources(hio_engine* e, const std::vector<JobOptions>& j
     queues_[k] = q;
   }
   for (const auto& j : jobs) {
-    if (!j.reaper_thread || reapers_.count(j.poll_period_ns)) continue;
-    hio_reaper_opts ro{j.poll_period_ns, -1};
+    if (!j.reaper_thread || reapers_.count({j.poll_period_ns, j.reaper_cpu})) continue;
+    hio_reaper_opts ro{j.poll_period_ns, j.reaper_cpu};
     hio_reaper* r = nullptr;
-    if (hio_reaper_create(&ro, &r) < 0) throw UsageError("job '" + j.name + "': " + hio_last_error());
-    reapers_[j.poll_period_ns] = r;
+    if (hio_reaper_create(&ro, &r) < 0)
+      throw UsageError("job '" + j.name + "': " + (j.reaper_cpu >= 0 ? "--reaper_cpu=" + std::to_string(j.reaper_cpu) + ": " : std::string()) + hio_last_error());
+    reapers_[{j.poll_period_ns, j.reaper_cpu}] = r;
   }
 }
 
@@ -58,7 +59,7 @@ std::pair<hio_queue*, hio_queue*> SharedResources::queues_for(const JobOptions& 
 }
 
 hio_reaper* SharedResources::reaper_for(const JobOptions& o) const {
-  return o.reaper_thread ? reapers_.at(o.poll_period_ns) : nullptr;
+  return o.reaper_thread ? reapers_.at({o.poll_period_ns, o.reaper_cpu}) : nullptr;
 }
 
 hio_reaper_stats SharedResources::reaper_stats(const JobOptions& o) const {

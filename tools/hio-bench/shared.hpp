@@ -1,6 +1,6 @@
 // What jobs share in one hio-bench run: the shared queue (queue=shared),
 // the read and write queues (queue=split_rw), one of each per backend, and
-// the completion threads (reaper=thread), one per poll period.
+// the completion threads (reaper=thread), one per poll period and CPU.
 #pragma once
 #include <map>
 #include <string>
@@ -28,7 +28,7 @@ class SharedResources {
 
  private:
   std::map<std::string, hio_queue*> queues_;      // "shared:emu", "read:uring", ...
-  std::map<uint64_t, hio_reaper*> reapers_;       // by poll period
+  std::map<std::pair<uint64_t, int>, hio_reaper*> reapers_;  // by poll period and CPU
 };
 
 }  // namespace hiobench
