@@ -13,21 +13,26 @@ class FairLock {
  public:
   static constexpr int kSpins = 2000;
 
+  // Sequentially consistent throughout: unlock() stores serving_ and then
+  // reads next_ to see whether anyone waits, while lock() raises next_ and
+  // then reads serving_. With release/acquire the two loads may both see
+  // the old values (x86 lets a load pass an earlier store): the waiter
+  // sleeps and is never woken.
   void lock() {
-    uint32_t me = next_.fetch_add(1, std::memory_order_relaxed);
+    uint32_t me = next_.fetch_add(1);
     for (int i = 0; i < kSpins; i++)
-      if (serving_.load(std::memory_order_acquire) == me) return;
-    for (uint32_t s; (s = serving_.load(std::memory_order_acquire)) != me;) serving_.wait(s, std::memory_order_acquire);
+      if (serving_.load() == me) return;
+    for (uint32_t s; (s = serving_.load()) != me;) serving_.wait(s);
   }
   bool try_lock() {
-    uint32_t s = serving_.load(std::memory_order_acquire);
+    uint32_t s = serving_.load();
     uint32_t expect = s;
-    return next_.compare_exchange_strong(expect, s + 1, std::memory_order_acquire, std::memory_order_relaxed);
+    return next_.compare_exchange_strong(expect, s + 1);
   }
   void unlock() {
     uint32_t s = serving_.load(std::memory_order_relaxed) + 1;
-    serving_.store(s, std::memory_order_release);
-    if (next_.load(std::memory_order_relaxed) != s) serving_.notify_all();
+    serving_.store(s);
+    if (next_.load() != s) serving_.notify_all();
   }
   // Threads waiting for their turn.
   uint32_t waiting() const {
