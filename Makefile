@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: build test study strategies bench-fio bench-adaptive clean
+.PHONY: build test study strategies bench-fio bench-adaptive bench-handles clean
 
 build:
 	scripts/deps.sh build
@@ -35,6 +35,11 @@ bench-fio: build
 # adaptive against poll alone and under a light demand (docs/benchmarks.md).
 bench-adaptive: build
 	python3 bench/adaptive.py --hio-bench $(BUILD)/hio-bench
+
+# The handle experiments alone (priority, queues, polling period, cache,
+# read-ahead, split queues): python3 -m hybridio.handles --help for options.
+bench-handles: build
+	PYTHONPATH="$(CURDIR)/python" python3 -m hybridio.handles --hio-bench $(BUILD)/hio-bench
 
 clean:
 	rm -rf build build-asan build-tsan

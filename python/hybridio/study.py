@@ -3,7 +3,9 @@
 Runs build/hio-bench beside a CPU-bound co-runner (stress-ng) on a limited
 set of cores, over targets x wait strategies x co-runner loads (and I/O
 thread counts), and writes the raw JSON, summary.json, summary.csv, PNG
-plots and a self-contained report.html with a verdict per target.
+plots and a self-contained report.html with a verdict per target. Then the
+handle experiments (hybridio.handles: priority, queues, the polling period,
+the cache, read-ahead, split queues) run on all cores without a co-runner.
 """
 import argparse
 import datetime
@@ -17,22 +19,24 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from . import corunner, hiobench, matrix, plots, report, summary, timeline, verdict
+from . import corunner, handles, hiobench, matrix, plots, report, summary, timeline, verdict
 from .cores import CoreLimit
 from .errors import UsageError
 
 DEFAULT_TARGETS = "file,emu:pcie3,emu:pcie4"
 DEFAULT_LOADS = "0,5,10,25,50,100"
-QUICK = {"targets": "file,emu:pcie4", "loads": "0,50,100", "threads": "1,2", "repeats": 1, "runtime": 1}
-DEFAULTS = {"targets": DEFAULT_TARGETS, "loads": DEFAULT_LOADS, "threads": "1,2,4", "repeats": 3, "runtime": 1}
+QUICK = {"targets": "file,emu:pcie4", "loads": "0,50,100", "threads": "1,2", "repeats": 1, "runtime": 1,
+         "handles": "1"}
+DEFAULTS = {"targets": DEFAULT_TARGETS, "loads": DEFAULT_LOADS, "threads": "1,2,4", "repeats": 3, "runtime": 1,
+            "handles": "3"}
 
 
 def parse_args(argv):
     ap = argparse.ArgumentParser(prog="hio-study", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true",
-                    help=f"a short study (≤ 2 min): targets {QUICK['targets']}, loads {QUICK['loads']}, "
-                         f"threads {QUICK['threads']}, 1 repeat")
+                    help=f"a short study (about 3 min): targets {QUICK['targets']}, loads {QUICK['loads']}, "
+                         f"threads {QUICK['threads']}, 1 repeat, 1 repeat of the handle experiments")
     ap.add_argument("--out", help="results folder (default: a new folder in the system temp directory)")
     ap.add_argument("--targets", help=f"comma-separated: 'file' (see --file), emu:PROFILE[,...], or a path "
                                       f"(default: {DEFAULT_TARGETS})")
@@ -49,6 +53,10 @@ def parse_args(argv):
     ap.add_argument("--timeline", default="1",
                     help="seconds per phase of the timeline experiment (alone, beside the co-runner, alone); "
                          "0 skips it (default: %(default)s)")
+    ap.add_argument("--handles",
+                    help="repeats of the handle experiments (hybridio.handles: priority, queues, polling period, "
+                         "cache, read-ahead, split queues; on all cores, no co-runner), 0..20; 0 skips them "
+                         "(default: 3, --quick: 1)")
     ap.add_argument("--corunner", default="cpu", help="cpu (stress-ng --cpu) or memory (stress-ng --stream)")
     ap.add_argument("--hio-bench", default=hiobench.default_path(), help="(default: %(default)s)")
     a = ap.parse_args(argv)
@@ -87,6 +95,13 @@ def resolve(a):
             raise ValueError
     except ValueError:
         raise UsageError(f"--timeline {a.timeline!r}: expected whole seconds per phase from 0 (skip) to 600") from None
+    try:
+        a.handles = int(a.handles)
+        if not 0 <= a.handles <= 20:
+            raise ValueError
+    except ValueError:
+        raise UsageError(f"--handles {a.handles!r}: expected the repeats of the handle experiments, a whole number "
+                         f"from 0 (skip) to 20") from None
     if a.repeats < 1 or a.runtime < 1 or a.iodepth < 1:
         raise UsageError("--repeats, --runtime and --iodepth must be at least 1")
     ncpu = os.cpu_count() or 1
@@ -115,6 +130,8 @@ def resolve(a):
         marker.unlink()
     except OSError as e:
         raise UsageError(f"cannot write to the output folder --out={out}: {e.strerror}") from None
+    if a.handles:
+        handles.check(a)  # the job files, and the file target of the polling-period experiment
     return {"targets": targets, "strategies": strategies, "loads": loads, "threads": threads, "cores": cores,
             "out": out}
 
@@ -184,16 +201,21 @@ def run(a, cfg):
     plan = matrix.schedule(cells, a.repeats)
     solo_loads = [ld for ld in cfg["loads"] if ld]
     timeline_runs = len(cfg["targets"]) * len(timeline.STRATEGIES) if a.timeline > 0 else 0
-    total = len(plan) + len(solo_loads) * a.repeats + timeline_runs
+    handle_plan = handles.plan_for(a) if a.handles else []
+    total = len(plan) + len(solo_loads) * a.repeats + timeline_runs + len(handle_plan)
+    minutes = ((total - timeline_runs - len(handle_plan)) * (a.runtime + 0.3) + timeline_runs * 3 * a.timeline
+               + handles.estimate_s(handle_plan, a.runtime)) / 60
     print(f"hio-study: {len(cells)} cells x {a.repeats} repeat(s) + {len(solo_loads) * a.repeats} co-runner-alone "
           f"runs, {a.runtime} s each, + {timeline_runs} timeline runs of {3 * a.timeline} s "
-          f"(about {((total - timeline_runs) * (a.runtime + 0.3) + timeline_runs * 3 * a.timeline) / 60:.1f} min); "
-          f"results in {out}",
+          f"+ {len(handle_plan)} handle-experiment runs ({a.handles} repeat(s), all cores) "
+          f"(about {minutes:.1f} min); results in {out}",
           flush=True)
     limit = CoreLimit(cfg["cores"])
     runner = Runner(a, cfg, limit)
     measurements, corunner_solo, tl = [], {}, {}
+    handle_results = handles.new_results(a.hio_bench, a.runtime, a.handles, a.file, a.size, len(handle_plan))
     interrupted = False
+    handles_failed = False
     bar = tqdm(total=total, unit="run", dynamic_ncols=True)
     try:
         for rep in range(a.repeats):
@@ -217,6 +239,17 @@ def run(a, cfg):
                 bar.set_description(what)
             tl = timeline.run(a, cfg, limit, cfg["targets"], a.timeline, step)
             (out / "timeline.json").write_text(json.dumps(tl, indent=1))
+        if handle_plan:
+            def step(what):
+                bar.update()
+                bar.set_description(what)
+            try:
+                # Not on the limited cores: these use the whole machine, without a co-runner.
+                handles.run(a, out, step, handle_plan, handle_results)
+            except RuntimeError as e:
+                handles_failed = True
+                handle_results["error"] = str(e)
+                bar.write(f"hio-study: the handle experiments stopped: {e}", file=sys.stderr)
     except KeyboardInterrupt:
         interrupted = True
         bar.write("hio-study: interrupted; the co-runner is stopped, writing what was measured", file=sys.stderr)
@@ -237,20 +270,36 @@ def run(a, cfg):
         v["emulated"] = any(r["emulated"] for r in rows if r["target"] == t)
         verdicts.append(v)
     (out / "verdicts.json").write_text(json.dumps(verdicts, indent=1, default=str))
+    handle_section = None
+    if handle_plan:
+        found = handles.findings(handle_results)
+        handle_results["findings"] = found
+        (out / "handles.json").write_text(json.dumps(handle_results, indent=1, default=str))
+        handle_section = {"findings": found, "figures": plots.draw_handles(found, out / "plots"),
+                          "repeats": a.handles, "runs": len(handle_results["runs"]), "planned": len(handle_plan),
+                          "error": handle_results["error"], "file": a.file}
     overall = verdict.adaptive_overall(rows)
     meta = {"machine": f"{platform.node()}, {os.cpu_count()} CPUs, Linux {platform.release()}",
             "corunner": f"stress-ng {a.corunner}", "cores": limit.how, "runtime": a.runtime, "repeats": a.repeats,
             "interrupted": interrupted, "unsupported": unsupported,
             "adaptive_overall": overall["sentence"] if overall else None}
-    path = report.render(out, rows, verdicts, figures, meta)
+    path = report.render(out, rows, verdicts, figures, meta, handle_section)
     for v in verdicts:
         print(f"\n{v['target']}:")
         for s in v["sentences"]:
             print(f"  {s}")
     if overall:
         print(f"\n{overall['sentence']}")
+    if handle_section:
+        print("\nHandles, queues and the cache (all cores, no co-runner):")
+        for f in handle_section["findings"].values():
+            print(f"  {f['title']}{' (emulated SSD)' if f['emulated'] else ''}:")
+            for s in f["sentences"]:
+                print(f"    {s}")
+        if handle_section["error"]:
+            print(f"  Stopped early: {handle_section['error']}")
     print(f"\nReport: {path}\nSummary: {out / 'summary.csv'}")
-    return 130 if interrupted else 0
+    return 130 if interrupted else (1 if handles_failed else 0)
 
 
 def main(argv=None):

@@ -17,7 +17,8 @@ CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic
 @pytest.fixture(scope="module")
 def study_out(hio_bench, tmp_path_factory):
     out = tmp_path_factory.mktemp("study")
-    p = subprocess.run([sys.executable, "-m", "hybridio.study", "--hio-bench", hio_bench, "--out", str(out),
+    p = subprocess.run([sys.executable, "-m", "hybridio.study", "--hio-bench", hio_bench, "--handles", "0",
+                        "--out", str(out),
                         "--targets", "emu:pcie4", "--strategies", "interrupt,poll", "--loads", "0,100",
                         "--threads", "1,2", "--repeats", "1", "--runtime", "1", "--timeline", "1"],
                        capture_output=True, text=True, timeout=300)
