@@ -32,7 +32,7 @@ TITLES = {"priority": "Priority", "queues": "Dedicated and shared queues", "poll
 JOB_FILES = {"priority": "priority.fio", "queues": "queues.fio", "poll_period": "poll_period.fio",
              "cache": "cache.fio", "readahead": "readahead.fio", "split": "split_rw.fio"}
 # Seconds a job file runs before it measures (its ramp_time), for the time estimate.
-RAMP_S = {"cache": 1.0, "readahead": 0.5}
+RAMP_S = {"cache": 1.0, "readahead": 0.5, "poll_period": 0.5}
 OVERHEAD_S = 0.2
 # Runs per repeat are few here, and one second moves these figures by 5-10%:
 # they run this many times the runtime.
