@@ -137,31 +137,15 @@ def command(hio_bench, run, runtime):
             str(JOBS_DIR / JOB_FILES[run.experiment])]
 
 
-def execute(cmd, runtime, extra_s=0.0, attempts=2):
-    """Runs one hio-bench in its own session; it is killed when this call
-    leaves, however it leaves (an error, Ctrl-C). A run that overstays its
-    time by far is killed and tried again once (`attempts`); a second hang,
-    like any failure, raises RuntimeError with the command and stderr."""
-    for attempt in range(1, attempts + 1):
-        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             start_new_session=True)
-        try:
-            out, err = p.communicate(timeout=(runtime + extra_s) * 5 + 30)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            out, err = p.communicate()
-            if attempt < attempts:
-                print(f"hybridio.handles: {' '.join(cmd)} hung; killed it, trying again", file=sys.stderr)
-                continue
-            raise RuntimeError(f"{' '.join(cmd)} hung (killed after {(runtime + extra_s) * 5 + 30:g} s, "
-                               f"{attempts} times): {(err or '').strip()}") from None
-        finally:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-        if p.returncode != 0:
-            raise RuntimeError(f"{' '.join(cmd)} failed ({p.returncode}): {err.strip()}")
-        return out
+def execute(cmd, runtime, extra_s=0.0):
+    """Runs one hio-bench (hiobench.run: its own session, killed however this
+    call leaves); a failure, or a run far past its time, raises RuntimeError
+    with the command."""
+    limit = (runtime + extra_s) * 5 + 30
+    try:
+        return hiobench.run(cmd, limit)
+    except subprocess.TimeoutExpired:
+        raise RuntimeError(f"{' '.join(cmd)} did not finish within {limit:g} s and was killed") from None
 
 
 # --- reading hio-bench's JSON ---------------------------------------------------------------------------------

@@ -49,6 +49,25 @@ def parse_jobs(jobs):
     }
 
 
+def run(cmd, timeout, started=None):
+    """Runs hio-bench (cmd) in its own session and returns its stdout; it is
+    killed when this call leaves, however it leaves. started(pid) is called
+    once it runs. A failure raises RuntimeError with the command and stderr;
+    a run past `timeout` seconds raises subprocess.TimeoutExpired."""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    if started:
+        started(p.pid)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed ({p.returncode}): {err.strip()}")
+    return out
+
+
 def command(path, target, strategy, threads, iodepth, runtime, cpus, size=None):
     cmd = [path, "--name=study", f"--filename={target}", "--rw=randread", "--bs=4k", f"--iodepth={iodepth}",
            f"--numjobs={threads}", f"--runtime={runtime:g}", "--time_based", f"--completion={strategy}",

@@ -160,17 +160,7 @@ class Runner:
         cpus = self.cfg["cores"] if cell.cores == "limited" else None
         cmd = hiobench.command(self.a.hio_bench, cell.target, cell.strategy, cell.threads, cell.iodepth,
                                self.a.runtime, cpus)
-        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-        self.limit.add(p.pid)
-        try:
-            out, err = p.communicate(timeout=self.a.runtime * 5 + 60)
-        finally:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-        if p.returncode != 0:
-            raise RuntimeError(f"{' '.join(cmd)} failed ({p.returncode}): {err.strip()}")
-        return out
+        return hiobench.run(cmd, self.a.runtime * 5 + 60, self.limit.add)
 
     def cell(self, cell):
         if not cell.load_pct:

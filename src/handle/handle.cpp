@@ -8,22 +8,13 @@
 #include <functional>
 
 #include "util/clock.hpp"
+#include "util/completion.hpp"
 #include "util/enum.hpp"
 #include "util/error.hpp"
 
 namespace hio {
 namespace {
 
-const char* op_name(hio_op op) {
-  switch (op) {
-    case HIO_OP_READ: return "read";
-    case HIO_OP_WRITE: return "write";
-    case HIO_OP_FLUSH: return "flush";
-  }
-  return "?";
-}
-
-constexpr uint64_t kSyncTagBit = 1ull << 63;
 constexpr uint32_t kPage = kCachePage;
 constexpr size_t kWriteBackPages = 64;
 
@@ -352,27 +343,10 @@ int64_t Handle::sync_io(hio_op op, void* buf, uint32_t len, uint64_t offset) {
     std::lock_guard<std::mutex> g(mu_);
     stash_.push_back(c[0]);
   }
-  if (c[0].res < 0) {
-    int e = -c[0].res;
-    std::string msg = describe(c[0]);
-    return fail(e, msg);
-  }
-  if (op != HIO_OP_FLUSH && uint32_t(c[0].res) != len)
-    return failf(EIO, "%s at offset %llu of %s: short transfer (%d of %u bytes)", op_name(op),
-                 (unsigned long long)offset, spec_.c_str(), c[0].res, len);
-  return c[0].res;
+  return sync_result(c[0], len, spec_);
 }
 
-std::string Handle::describe(const hio_completion& c) const {
-  char buf[512];
-  if (c.res < 0)
-    std::snprintf(buf, sizeof buf, "%s at offset %llu of %s: %s", op_name(c.op), (unsigned long long)c.offset,
-                  spec_.c_str(), errno_text(-c.res).c_str());
-  else
-    std::snprintf(buf, sizeof buf, "%s at offset %llu of %s: %d bytes", op_name(c.op), (unsigned long long)c.offset,
-                  spec_.c_str(), c.res);
-  return buf;
-}
+std::string Handle::describe(const hio_completion& c) const { return describe_completion(c, spec_); }
 
 int Handle::write_pages(uint64_t idx, const void* data, size_t npages) {
   std::lock_guard<std::mutex> g(wb_mu_);

@@ -6,22 +6,13 @@
 
 #include "backend/uring_backend.hpp"
 #include "util/clock.hpp"
+#include "util/completion.hpp"
 #include "util/enum.hpp"
 #include "util/error.hpp"
 
 namespace hio {
 namespace {
 
-const char* op_name(hio_op op) {
-  switch (op) {
-    case HIO_OP_READ: return "read";
-    case HIO_OP_WRITE: return "write";
-    case HIO_OP_FLUSH: return "flush";
-  }
-  return "?";
-}
-
-constexpr uint64_t kSyncTagBit = 1ull << 63;
 
 }  // namespace
 
@@ -269,28 +260,11 @@ int64_t Queue::sync_io(hio_op op, int target, void* buf, uint32_t len, uint64_t 
     }
     break;
   }
-  if (c[0].res < 0) {
-    int e = -c[0].res;
-    char msg[512];
-    std::snprintf(msg, sizeof msg, "%s", describe(c[0]).c_str());
-    return fail(e, msg);
-  }
-  if (op != HIO_OP_FLUSH && uint32_t(c[0].res) != len)
-    return failf(EIO, "%s at offset %llu of %s: short transfer (%d of %u bytes)", op_name(op),
-                 (unsigned long long)offset, targets_[size_t(target)].name.c_str(), c[0].res, len);
-  return c[0].res;
+  return sync_result(c[0], len, targets_[size_t(target)].name);
 }
 
 std::string Queue::describe(const hio_completion& c) {
-  std::string name = c.target >= 0 && size_t(c.target) < targets_.size() ? targets_[size_t(c.target)].name : "?";
-  char buf[512];
-  if (c.res < 0)
-    std::snprintf(buf, sizeof buf, "%s at offset %llu of %s: %s", op_name(c.op), (unsigned long long)c.offset,
-                  name.c_str(), errno_text(-c.res).c_str());
-  else
-    std::snprintf(buf, sizeof buf, "%s at offset %llu of %s: %d bytes", op_name(c.op), (unsigned long long)c.offset,
-                  name.c_str(), c.res);
-  return buf;
+  return describe_completion(c, c.target >= 0 && size_t(c.target) < targets_.size() ? targets_[size_t(c.target)].name : "?");
 }
 
 void Queue::reset_counters() {

@@ -68,9 +68,28 @@ hio_handle_opts opts(hio_wait_mode m = HIO_WAIT_INTERRUPT, unsigned depth = 16) 
   return o;
 }
 
-// Writes `pages` pages from `first` with data from seed, `depth` in flight,
-// then reads them back through r and compares. "" or what went wrong.
-std::string write_read(hio_handle* w, hio_handle* r, uint64_t first, uint32_t pages, unsigned depth, uint64_t seed) {
+// Completions of a handle go to whichever thread reaps it: each thread's
+// tags carry its number, and a thread that reaps another's completion puts
+// it in that thread's mailbox.
+struct Mailboxes {
+  std::mutex mu;
+  std::vector<std::vector<hio_completion>> box;
+  explicit Mailboxes(size_t n) : box(n) {}
+  void put(const hio_completion& c) {
+    std::lock_guard<std::mutex> g(mu);
+    box[c.tag >> 32].push_back(c);
+  }
+  std::vector<hio_completion> take(size_t who) {
+    std::lock_guard<std::mutex> g(mu);
+    return std::exchange(box[who], {});
+  }
+};
+
+// Thread `me` writes `pages` pages from `first` with data from seed, `depth`
+// in flight, through w, then reads them back through r and compares; every
+// tag must come back once. "" or what went wrong.
+std::string shared_write_read(Mailboxes& mb, size_t me, hio_handle* w, hio_handle* r, uint64_t first, uint32_t pages,
+                              unsigned depth, uint64_t seed) {
   size_t len = size_t(pages) * kPage;
   Buf data = aligned_buf(len), got = aligned_buf(len);
   fill(data.get(), len, seed);
@@ -82,25 +101,35 @@ std::string write_read(hio_handle* w, hio_handle* r, uint64_t first, uint32_t pa
     std::vector<int> seen(pages, 0);
     while (done < pages) {
       while (inflight < depth && next < pages) {
-        hio_io io{op, 0, base + size_t(next) * kPage, kPage, (first + next) * kPage, next};
-        if (int e = hio_handle_submit(h, &io, 1); e != 1) return "submit: " + std::string(hio_last_error());
+        hio_io io{op, 0, base + size_t(next) * kPage, kPage, (first + next) * kPage, (uint64_t(me) << 32) | next};
+        int r = hio_handle_submit(h, &io, 1);
+        if (r == -EBUSY) break;  // other threads filled the queue: reap first
+        if (r != 1) return "submit: " + std::string(hio_last_error());
         next++;
         inflight++;
       }
-      int n = hio_handle_reap(h, cs.data(), depth, 1);
-      if (n <= 0) return "reap returned " + std::to_string(n) + ": " + hio_last_error();
-      for (int i = 0; i < n; i++) {
-        const hio_completion& c = cs[size_t(i)];
-        if (c.tag >= pages || seen[c.tag]++) return "tag " + std::to_string(c.tag) + " unknown or twice";
-        if (c.res != int32_t(kPage)) return "page " + std::to_string(c.tag) + ": res " + std::to_string(c.res);
+      int n = hio_handle_reap(h, cs.data(), depth, 0);
+      if (n < 0) return "reap: " + std::string(hio_last_error());
+      for (int i = 0; i < n; i++) mb.put(cs[size_t(i)]);
+      auto mine = mb.take(me);
+      for (const auto& c : mine) {
+        uint64_t page = c.tag & 0xffffffff;
+        if (page >= pages || seen[page]++) return "tag " + std::to_string(c.tag) + " unknown or twice";
+        if (c.res != int32_t(kPage)) return "page " + std::to_string(page) + ": res " + std::to_string(c.res);
       }
-      inflight -= unsigned(n);
-      done += unsigned(n);
+      inflight -= unsigned(mine.size());
+      done += unsigned(mine.size());
+      if (n == 0 && mine.empty()) std::this_thread::yield();
     }
   }
   return std::memcmp(data.get(), got.get(), len) == 0 ? "" : "data read back differs";
 }
 
+// The same for a thread alone on its handles.
+std::string write_read(hio_handle* w, hio_handle* r, uint64_t first, uint32_t pages, unsigned depth, uint64_t seed) {
+  Mailboxes mb(1);
+  return shared_write_read(mb, 0, w, r, first, pages, depth, seed);
+}
 // ---- round trips by wait mode and queue arrangement ----
 
 enum class Arr { Dedicated, Shared, Split, Thread };
@@ -369,56 +398,6 @@ TEST(HandleCache, ReadAheadOnSequentialStreamsOnly) {
 }
 
 // ---- many threads, handles and queues (also under TSan) ----
-
-// Completions of a handle go to whichever thread reaps it: each thread's
-// tags carry its number, and a thread that reaps another's completion puts
-// it in that thread's mailbox.
-struct Mailboxes {
-  std::mutex mu;
-  std::vector<std::vector<hio_completion>> box;
-  explicit Mailboxes(size_t n) : box(n) {}
-  void put(const hio_completion& c) {
-    std::lock_guard<std::mutex> g(mu);
-    box[c.tag >> 32].push_back(c);
-  }
-  std::vector<hio_completion> take(size_t who) {
-    std::lock_guard<std::mutex> g(mu);
-    return std::exchange(box[who], {});
-  }
-};
-
-std::string shared_write_read(Mailboxes& mb, size_t me, hio_handle* w, hio_handle* r, uint64_t first, uint32_t pages,
-                              unsigned depth, uint64_t seed) {
-  size_t len = size_t(pages) * kPage;
-  Buf data = aligned_buf(len), got = aligned_buf(len);
-  fill(data.get(), len, seed);
-  for (hio_op op : {HIO_OP_WRITE, HIO_OP_READ}) {
-    hio_handle* h = op == HIO_OP_WRITE ? w : r;
-    uint8_t* base = op == HIO_OP_WRITE ? data.get() : got.get();
-    uint32_t next = 0, done = 0, inflight = 0;
-    std::vector<hio_completion> cs(depth);
-    while (done < pages) {
-      while (inflight < depth && next < pages) {
-        hio_io io{op, 0, base + size_t(next) * kPage, kPage, (first + next) * kPage, (uint64_t(me) << 32) | next};
-        int r = hio_handle_submit(h, &io, 1);
-        if (r == -EBUSY) break;  // other threads filled the queue: reap first
-        if (r != 1) return "submit: " + std::string(hio_last_error());
-        next++;
-        inflight++;
-      }
-      int n = hio_handle_reap(h, cs.data(), depth, 0);
-      if (n < 0) return "reap: " + std::string(hio_last_error());
-      for (int i = 0; i < n; i++) mb.put(cs[size_t(i)]);
-      auto mine = mb.take(me);
-      for (const auto& c : mine)
-        if (c.res != int32_t(kPage)) return "page " + std::to_string(c.tag & 0xffffffff) + ": res " + std::to_string(c.res);
-      inflight -= unsigned(mine.size());
-      done += unsigned(mine.size());
-      if (n == 0 && mine.empty()) std::this_thread::yield();
-    }
-  }
-  return std::memcmp(data.get(), got.get(), len) == 0 ? "" : "data read back differs";
-}
 
 TEST(ThreadsHandles, HammerWithVerify) {
   Engine e;
