@@ -213,6 +213,7 @@ class Runner {
                                   : 0;
       r.reaper_period_now_us = double(rs1.period_ns) / 1e3;
       r.reaper_rounds = rs1.rounds - rs0.rounds;
+      r.reaper_contention = rs1.contention;
     }
     r.has_view = hio_queue_adaptive_view(q_, &r.view) == 0;
     r.runtime_ms = double(wall) / 1e6;

@@ -46,6 +46,7 @@ struct JobResult {
   hio_cache_stats cs{};   // --cache_mb
   double reaper_cpu_pct = 0, reaper_period_us = 0, reaper_period_now_us = 0;  // --reaper=thread
   uint64_t reaper_rounds = 0;
+  double reaper_contention = 0;  // the completion thread's, at the end (auto)
   std::string target, backend;
   bool emulated = false;
   uint64_t verified = 0, mismatches = 0;

@@ -95,6 +95,7 @@ json handle_json(const JobOptions& o, const JobResult& r) {
         {"period_us_mean", r.reaper_period_us},
         {"period_us_last", r.reaper_period_now_us},
         {"rounds", r.reaper_rounds},
+        {"contention", r.reaper_contention},
         {"cpu_pct", r.reaper_cpu_pct}};
   }
   return h;
