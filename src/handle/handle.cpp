@@ -402,14 +402,8 @@ void Handle::stats_reset() {
 }
 
 int Handle::percentiles(hio_op op, const double* pcts, size_t n, uint64_t* out) {
-  if (op != HIO_OP_READ && op != HIO_OP_WRITE) return failf(EINVAL, "percentiles exist for reads and writes only");
   std::lock_guard<std::mutex> g(mu_);
-  const Histogram& h = op == HIO_OP_READ ? rlat_ : wlat_;
-  for (size_t i = 0; i < n; i++) {
-    if (!(pcts[i] >= 0 && pcts[i] <= 100)) return failf(EINVAL, "percentile %g is outside 0..100", pcts[i]);
-    out[i] = h.percentile(pcts[i]);
-  }
-  return 0;
+  return Histogram::percentiles(rlat_, wlat_, raw_enum(op), pcts, n, out);
 }
 
 }  // namespace hio

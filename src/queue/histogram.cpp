@@ -1,7 +1,11 @@
 #include "queue/histogram.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+
+#include "hybridio/hio.h"
+#include "util/error.hpp"
 
 namespace hio {
 
@@ -61,6 +65,17 @@ uint64_t Histogram::percentile(double p) const {
     if (seen >= want) return std::clamp(bucket_value(i), min(), max_);
   }
   return max_;
+}
+
+int Histogram::percentiles(const Histogram& reads, const Histogram& writes, int op, const double* pcts, size_t n,
+                           uint64_t* out) {
+  if (op != HIO_OP_READ && op != HIO_OP_WRITE) return failf(EINVAL, "percentiles exist for reads and writes only");
+  const Histogram& h = op == HIO_OP_READ ? reads : writes;
+  for (size_t i = 0; i < n; i++) {
+    if (!(pcts[i] >= 0 && pcts[i] <= 100)) return failf(EINVAL, "percentile %g is outside 0..100", pcts[i]);
+    out[i] = h.percentile(pcts[i]);
+  }
+  return 0;
 }
 
 }  // namespace hio

@@ -26,6 +26,10 @@ class Histogram {
   double stddev() const;
   // p in [0, 100]; 0 when empty.
   uint64_t percentile(double p) const;
+  // The percentiles of reads (op READ) or writes of one of two histograms,
+  // as the C API returns them: 0, or -EINVAL naming a bad op or percentile.
+  static int percentiles(const Histogram& reads, const Histogram& writes, int op, const double* pcts, size_t n,
+                         uint64_t* out);
 
   static unsigned index(uint64_t v);
   // Middle of the values that land in bucket i.

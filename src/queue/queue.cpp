@@ -328,13 +328,7 @@ int Queue::adaptive_view(hio_adaptive_view* out) {
 
 int Queue::percentiles(hio_op op, const double* pcts, size_t n, uint64_t* out) {
   auto g = guard();
-  if (op != HIO_OP_READ && op != HIO_OP_WRITE) return failf(EINVAL, "percentiles exist for reads and writes only");
-  const Histogram& h = op == HIO_OP_READ ? rlat_ : wlat_;
-  for (size_t i = 0; i < n; i++) {
-    if (!(pcts[i] >= 0 && pcts[i] <= 100)) return failf(EINVAL, "percentile %g is outside 0..100", pcts[i]);
-    out[i] = h.percentile(pcts[i]);
-  }
-  return 0;
+  return Histogram::percentiles(rlat_, wlat_, raw_enum(op), pcts, n, out);
 }
 
 }  // namespace hio
