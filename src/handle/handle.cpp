@@ -115,7 +115,7 @@ int Handle::validate(const hio_io& io) const {
 
 void Handle::post(const hio_io& io, int32_t res, uint64_t now) {
   hio_completion c{io.tag, res, io.op, 0, io.offset, io.len, now_ns() - now};
-  record(c);
+  io_.record(c);
   inbox_.post(c);
 }
 
@@ -148,7 +148,7 @@ int Handle::submit(const hio_io* ios, unsigned n) {
 
 int Handle::submit_one(const hio_io& io, uint64_t now) {
   std::unique_lock<std::mutex> g(mu_);
-  submitted_++;
+  io_.submitted++;
   BlockCache* cache = cfg_.cache;
   bool back = cache && cache->policy() == WritePolicy::Back;
   if (cache && io.op == HIO_OP_READ && cache_read(io, now)) return 1;
@@ -221,7 +221,7 @@ int Handle::submit_one(const hio_io& io, uint64_t now) {
     if (r < 0) {
       inbox_.refused(qi);
       free_.push_back(slot);
-      submitted_--;
+      io_.submitted--;
       return r;
     }
     if (extends) grow(io.offset + io.len);
@@ -262,25 +262,8 @@ hio_completion Handle::finish(const hio_completion& raw, uint64_t now) {
       else cache->write(obj_, idx, static_cast<const uint8_t*>(x.buf) + size_t(p) * kPage, false);
     }
   free_.push_back(uint32_t(raw.tag));
-  record(c);
+  io_.record(c);
   return c;
-}
-
-void Handle::record(const hio_completion& c) {
-  completed_++;
-  if (c.res < 0) {
-    errors_++;
-    return;
-  }
-  if (c.op == HIO_OP_READ) {
-    rlat_.add(c.lat_ns);
-    rbytes_ += uint64_t(c.res);
-  } else if (c.op == HIO_OP_WRITE) {
-    wlat_.add(c.lat_ns);
-    wbytes_ += uint64_t(c.res);
-  } else {
-    flushes_++;
-  }
 }
 
 int Handle::reap(hio_completion* out, unsigned max, unsigned min) {
@@ -364,17 +347,7 @@ int Handle::write_pages(uint64_t idx, const void* data, size_t npages) {
 void Handle::stats(hio_handle_stats* o) {
   *o = hio_handle_stats{};
   std::lock_guard<std::mutex> g(mu_);
-  o->submitted = submitted_;
-  o->completed = completed_;
-  o->errors = errors_;
-  o->read_ios = rlat_.count();
-  o->read_bytes = rbytes_;
-  o->write_ios = wlat_.count();
-  o->write_bytes = wbytes_;
-  o->flush_ios = flushes_;
-  auto sum = [](const Histogram& h) { return hio_lat_summary{h.count(), h.min(), h.max(), h.mean(), h.stddev()}; };
-  o->read_lat = sum(rlat_);
-  o->write_lat = sum(wlat_);
+  io_.fill(o);
   o->cache_hits = hits_;
   o->cache_misses = misses_;
   o->readahead_ios = ra_ios_;
@@ -387,9 +360,7 @@ void Handle::stats(hio_handle_stats* o) {
 void Handle::stats_reset() {
   {
     std::lock_guard<std::mutex> g(mu_);
-    rlat_.reset();
-    wlat_.reset();
-    submitted_ = completed_ = errors_ = rbytes_ = wbytes_ = flushes_ = 0;
+    io_.reset();
     hits_ = misses_ = ra_ios_ = ra_pages_ = 0;
     lock_ = LockWait{};
   }
@@ -403,7 +374,7 @@ void Handle::stats_reset() {
 
 int Handle::percentiles(hio_op op, const double* pcts, size_t n, uint64_t* out) {
   std::lock_guard<std::mutex> g(mu_);
-  return Histogram::percentiles(rlat_, wlat_, raw_enum(op), pcts, n, out);
+  return io_.percentiles(raw_enum(op), pcts, n, out);
 }
 
 }  // namespace hio

@@ -16,7 +16,7 @@
 #include "handle/inbox.hpp"
 #include "handle/readahead.hpp"
 #include "handle/reaper.hpp"
-#include "queue/histogram.hpp"
+#include "queue/io_counters.hpp"
 
 namespace hio {
 
@@ -77,7 +77,6 @@ class Handle : public PageWriter {
   bool cache_read(const hio_io& io, uint64_t now);
   void post(const hio_io& io, int32_t res, uint64_t now);
   hio_completion finish(const hio_completion& raw, uint64_t now);
-  void record(const hio_completion& c);
   void grow(uint64_t end) {
     uint64_t s = size_.load(std::memory_order_relaxed);
     while (end > s && !size_.compare_exchange_weak(s, end, std::memory_order_relaxed)) {
@@ -101,8 +100,7 @@ class Handle : public PageWriter {
   std::deque<hio_completion> stash_;  // completions a sync helper set aside
   uint64_t next_sync_tag_ = 0;
   ReadAhead ra_;
-  Histogram rlat_, wlat_;
-  uint64_t submitted_ = 0, completed_ = 0, errors_ = 0, rbytes_ = 0, wbytes_ = 0, flushes_ = 0;
+  IoCounters io_;
   uint64_t hits_ = 0, misses_ = 0, ra_ios_ = 0, ra_pages_ = 0;
   LockWait lock_;
 

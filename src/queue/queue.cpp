@@ -175,7 +175,7 @@ int Queue::submit_locked(const hio_io* ios, unsigned n, unsigned flags) {
     TargetInfo& t = targets_[size_t(io.target)];
     if (io.op == HIO_OP_WRITE && io.offset + io.len > t.size) t.size = io.offset + io.len;
   }
-  submitted_ += n;
+  io_.submitted += n;
   unsubmitted_ += n;
   if (!(flags & HIO_SUBMIT_DEFER)) {
     if (int r = be_->submit(); r < 0) return r;
@@ -213,21 +213,8 @@ int Queue::reap_locked(hio_completion* out, unsigned max, unsigned min) {
     out[i] = hio_completion{s.tag, c.res, s.op, s.target, s.offset, s.len, lat};
     s.busy = false;
     free_.push_back(uint32_t(c.user_data));
-    completed_++;
-    if (c.res < 0) {
-      errors_++;
-      continue;
-    }
-    waiter_.observe(s.len, lat);
-    if (s.op == HIO_OP_READ) {
-      rlat_.add(lat);
-      rbytes_ += uint64_t(c.res);
-    } else if (s.op == HIO_OP_WRITE) {
-      wlat_.add(lat);
-      wbytes_ += uint64_t(c.res);
-    } else {
-      flushes_++;
-    }
+    io_.record(out[i]);
+    if (c.res >= 0) waiter_.observe(s.len, lat);
   }
   return got;
 }
@@ -269,9 +256,7 @@ std::string Queue::describe(const hio_completion& c) {
 
 void Queue::reset_counters() {
   wait_ = WaitStats{};
-  rlat_.reset();
-  wlat_.reset();
-  submitted_ = completed_ = errors_ = rbytes_ = wbytes_ = flushes_ = 0;
+  io_.reset();
   mode_changes_ = 0;
   const Adaptive& a = waiter_.adaptive();
   for (int i = 0; i < kModes; i++) adaptive_base_.ns[i] = a.mode_ns()[i];
@@ -290,14 +275,7 @@ void Queue::stats_reset() {
 int Queue::stats(hio_queue_stats* o) {
   auto g = guard();
   *o = hio_queue_stats{};
-  o->submitted = submitted_;
-  o->completed = completed_;
-  o->errors = errors_;
-  o->read_ios = rlat_.count();
-  o->read_bytes = rbytes_;
-  o->write_ios = wlat_.count();
-  o->write_bytes = wbytes_;
-  o->flush_ios = flushes_;
+  io_.fill(o);
   o->sleep_ns = wait_.sleep_ns;
   o->spin_ns = wait_.spin_ns;
   o->waits = wait_.waits;
@@ -305,12 +283,7 @@ int Queue::stats(hio_queue_stats* o) {
   o->wall_ns = now_ns() - start_ns_;
   uint64_t cpu = pthread_equal(owner_, pthread_self()) ? thread_cpu_ns() : thread_cpu_ns(owner_);
   o->cpu_ns = cpu > start_cpu_ns_ ? cpu - start_cpu_ns_ : 0;
-  o->cpu_us_per_io = completed_ ? double(o->cpu_ns) / 1e3 / double(completed_) : 0.0;
-  auto sum = [](const Histogram& h) {
-    return hio_lat_summary{h.count(), h.min(), h.max(), h.mean(), h.stddev()};
-  };
-  o->read_lat = sum(rlat_);
-  o->write_lat = sum(wlat_);
+  o->cpu_us_per_io = io_.completed ? double(o->cpu_ns) / 1e3 / double(io_.completed) : 0.0;
   const Adaptive& a = waiter_.adaptive();
   for (int i = 0; i < kModes; i++) o->adaptive_ns[i] = a.mode_ns()[i] - adaptive_base_.ns[i];
   o->adaptive_switches = a.switches() - adaptive_base_.switches;
@@ -328,7 +301,7 @@ int Queue::adaptive_view(hio_adaptive_view* out) {
 
 int Queue::percentiles(hio_op op, const double* pcts, size_t n, uint64_t* out) {
   auto g = guard();
-  return Histogram::percentiles(rlat_, wlat_, raw_enum(op), pcts, n, out);
+  return io_.percentiles(raw_enum(op), pcts, n, out);
 }
 
 }  // namespace hio

@@ -13,7 +13,7 @@
 
 #include "backend/backend.hpp"
 #include "backend/emu_backend.hpp"
-#include "queue/histogram.hpp"
+#include "queue/io_counters.hpp"
 #include "wait/waiter.hpp"
 
 namespace hio {
@@ -81,8 +81,7 @@ class Queue {
 
   // statistics
   WaitStats wait_;
-  Histogram rlat_, wlat_;
-  uint64_t submitted_ = 0, completed_ = 0, errors_ = 0, rbytes_ = 0, wbytes_ = 0, flushes_ = 0;
+  IoCounters io_;
   std::atomic<uint64_t> mode_changes_{0};  // set_strategy may come from any thread
   struct {
     uint64_t ns[kModes], switches, probes;
