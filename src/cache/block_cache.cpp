@@ -417,6 +417,25 @@ void BlockCache::invalidate(uint64_t obj, uint64_t idx) {
   s.free.push_back(f);
 }
 
+uint64_t BlockCache::discard_dirty(uint64_t obj) {
+  uint64_t n = 0;
+  for (uint32_t i = 0; i < nshards_; i++) {
+    Shard& s = shards_[i];
+    std::lock_guard g(s.mu);
+    for (uint32_t f = s.dirty_head; f != kNil;) {
+      uint32_t next = s.frames[f].dnext;
+      if (s.frames[f].obj == obj) {
+        s.seq(hash_key(obj, s.frames[f].idx))++;
+        s.remove(f);
+        s.free.push_back(f);
+        n++;
+      }
+      f = next;
+    }
+  }
+  return n;
+}
+
 uint64_t BlockCache::dirty_pages(uint64_t obj) const {
   uint64_t n = 0;
   for (uint32_t i = 0; i < nshards_; i++) {

@@ -79,6 +79,9 @@ class BlockCache {
   int write(uint64_t obj, uint64_t idx, const void* src, bool dirty);
   // Drops the page (e.g. a write-through whose device write failed).
   void invalidate(uint64_t obj, uint64_t idx);
+  // Drops obj's dirty pages: they could not be written (a failed flush)
+  // and their last writer is going away. Returns how many were lost.
+  uint64_t discard_dirty(uint64_t obj);
 
   // Writes every dirty page of obj through its writer, contiguous runs in one
   // write_pages call each (up to kMaxRun pages), and marks them clean; a page

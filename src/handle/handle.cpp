@@ -85,7 +85,15 @@ int Handle::close() {
   if (attached_) {
     int64_t f = cfg_.cache->flush(obj_);
     if (f < 0) r = int(f);
-    if (cfg_.cache->detach(obj_, this) < 0 && r == 0) r = -EBUSY;
+    if (cfg_.cache->detach(obj_, this) < 0) {
+      // The last writer of pages that could not be written: the cache must
+      // not keep a writer that is about to be freed, so the pages go, and
+      // close reports the flush's error.
+      uint64_t lost = cfg_.cache->discard_dirty(obj_);
+      cfg_.cache->detach(obj_, this);
+      r = failf(f < 0 ? int(-f) : EIO, "close %s: %llu dirty cache pages could not be written back and are lost",
+                spec_.c_str(), (unsigned long long)lost);
+    }
   }
   for (int i = 0; i < 2; i++) {
     if (!q_[i] || target_[i] < 0) continue;
@@ -166,8 +174,10 @@ int Handle::submit_one(const hio_io& io, uint64_t now) {
     // Dirty pages reach the device before the device flush is asked for.
     g.unlock();
     int64_t f = cache->flush(obj_);
+    std::string why = f < 0 ? last_error() : "";
     g.lock();
     if (f < 0) {
+      wb_error_ = why;  // the completion carries only the errno
       post(io, int32_t(f), now);
       return 1;
     }
@@ -326,10 +336,16 @@ int64_t Handle::sync_io(hio_op op, void* buf, uint32_t len, uint64_t offset) {
     std::lock_guard<std::mutex> g(mu_);
     stash_.push_back(c[0]);
   }
+  if (op == HIO_OP_FLUSH && c[0].res < 0) return fail(-c[0].res, describe(c[0]));
   return sync_result(c[0], len, spec_);
 }
 
-std::string Handle::describe(const hio_completion& c) const { return describe_completion(c, spec_); }
+std::string Handle::describe(const hio_completion& c) {
+  std::string s = describe_completion(c, spec_);
+  std::lock_guard<std::mutex> g(mu_);
+  if (c.op == HIO_OP_FLUSH && c.res < 0 && !wb_error_.empty()) s += " (writing dirty cache pages back: " + wb_error_ + ")";
+  return s;
+}
 
 int Handle::write_pages(uint64_t idx, const void* data, size_t npages) {
   std::lock_guard<std::mutex> g(wb_mu_);

@@ -47,7 +47,7 @@ class Handle : public PageWriter {
   int submit(const hio_io* ios, unsigned n);
   int reap(hio_completion* out, unsigned max, unsigned min);
   int64_t sync_io(hio_op op, void* buf, uint32_t len, uint64_t offset);
-  std::string describe(const hio_completion& c) const;
+  std::string describe(const hio_completion& c);
 
   void stats(hio_handle_stats* out);
   void stats_reset();
@@ -103,6 +103,7 @@ class Handle : public PageWriter {
   IoCounters io_;
   uint64_t hits_ = 0, misses_ = 0, ra_ios_ = 0, ra_pages_ = 0;
   LockWait lock_;
+  std::string wb_error_;  // why the last write-back before a flush failed
 
   std::mutex wb_mu_;  // the write-back queue
   std::unique_ptr<Queue> wb_q_;

@@ -403,6 +403,23 @@ TEST(CacheWriteBack, LastWriterCannotDetachWithDirtyPages) {
   EXPECT_EQ(c->detach(1, &a), 0);
 }
 
+TEST(CacheWriteBack, DiscardDropsOneObjectsDirtyPagesOnly) {
+  auto c = make(16, WritePolicy::Back);
+  Recorder a, b;
+  c->attach(1, &a);
+  c->attach(2, &b);
+  for (uint64_t i = 0; i < 3; i++) ASSERT_EQ(write(*c, 1, i, i, true), 0);
+  for (uint64_t i = 0; i < 2; i++) ASSERT_EQ(write(*c, 2, i, i, true), 0);
+  EXPECT_EQ(c->discard_dirty(1), 3u);
+  std::vector<uint8_t> buf(kCachePage);
+  EXPECT_FALSE(c->peek(1, 0, buf.data()));
+  EXPECT_TRUE(c->peek(2, 0, buf.data()));
+  EXPECT_EQ(c->stats().dirty, 2u);
+  EXPECT_EQ(c->detach(1, &a), 0);  // nothing of obj 1 is left to write
+  EXPECT_EQ(c->flush(2), 2);
+  EXPECT_TRUE(a.calls().empty());
+}
+
 TEST(CacheWriteBack, NextAttachedWriterServesAfterTheFirstLeaves) {
   auto c = make(16, WritePolicy::Back);
   Recorder a, b;

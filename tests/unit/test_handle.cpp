@@ -348,6 +348,30 @@ TEST(HandleCache, WriteBackIsDurableAfterFlushAndClose) {
   }
 }
 
+TEST(HandleCache, CloseReportsDirtyPagesItCouldNotWrite) {
+  Engine e;
+  Cache c(1 << 20, HIO_CACHE_WRITE_BACK);
+  hio_handle_opts o = opts();
+  o.cache = c.c;
+  hio_handle* h = nullptr;
+  ASSERT_EQ(hio_handle_open(e, "emu:pcie4,size=16m,fail_offset=8192,fail_op=write", &o, &h), 0) << hio_last_error();
+  Buf w = aligned_buf(kPage);
+  fill(w.get(), kPage, 3);
+  ASSERT_EQ(hio_handle_write(h, w.get(), kPage, 8192), int64_t(kPage));  // completes in the cache
+  EXPECT_EQ(hio_handle_flush(h), -EIO);
+  EXPECT_TRUE(Contains(hio_last_error(), "write at offset 8192")) << hio_last_error();
+  EXPECT_EQ(hio_handle_close(h), -EIO);
+  EXPECT_TRUE(Contains(hio_last_error(), "1 dirty cache pages could not be written back and are lost"));
+  hio_cache_stats cs{};
+  hio_cache_stats_get(c.c, &cs);
+  EXPECT_EQ(cs.dirty, 0u);
+  // The cache serves the next handle on that device (no writer of the old one is left in it).
+  Handle again(e, "emu:pcie4,size=16m", o);
+  ASSERT_EQ(again.rc(), 0) << again.err();
+  ASSERT_EQ(hio_handle_write(again, w.get(), kPage, 0), int64_t(kPage));
+  EXPECT_EQ(again.close(), 0) << hio_last_error();
+}
+
 TEST(HandleCache, WriteBackStaysInCacheUntilFlush) {
   Engine e;
   Cache c(1 << 20, HIO_CACHE_WRITE_BACK);
