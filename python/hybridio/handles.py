@@ -293,8 +293,18 @@ def medians(results, experiment):
             else:
                 figs[n] = median(_num(v) for v in vals)
         out[key] = {"config": recs[0]["config"], "target": recs[0].get("target"),
-                    "emulated": all(rec.get("emulated") for rec in recs), "repeats": len(recs), "figures": figs}
+                    "emulated": all(rec.get("emulated") for rec in recs), "repeats": len(recs), "figures": figs,
+                    "spread": {n: spread_pct([rec["figures"].get(n) for rec in recs]) for n in names}}
     return out
+
+
+def spread_pct(values):
+    """(max - min) / median of a figure's repeats, in %; None for fewer than
+    two numbers (or a nested figure)."""
+    xs = [float(v) for v in values if _num(v) is not None]
+    if len(xs) < 2 or not statistics.median(xs):
+        return None
+    return (max(xs) - min(xs)) / statistics.median(xs) * 100
 
 
 def _at_least(x, limit):
@@ -390,7 +400,8 @@ def _queues(results):
         points.setdefault(q, {})[n] = f.get("iops")
         waits.setdefault(q, {})[n] = f.get("lock_wait_pct")
         rows.append({"queue": q, "jobs": n, "device": device(rec["target"], rec["emulated"]), "IOPS": f.get("iops"),
-                     "lock wait %": f.get("lock_wait_pct"), "repeats": rec["repeats"]})
+                     "lock wait %": f.get("lock_wait_pct"), "IOPS spread %": rec["spread"].get("iops"),
+                     "repeats": rec["repeats"]})
     rows.sort(key=lambda r: (QUEUE_MODES.index(r["queue"]) if r["queue"] in QUEUE_MODES else 9, r["jobs"]))
     peaks = queue_peaks(points)
     said = []
@@ -409,7 +420,7 @@ def _queues(results):
                     f"{_fx(waits.get('dedicated', {}).get(top))}%.")
     elif not peaks:
         said.append("Queues: no runs.")
-    return {"columns": ["queue", "jobs", "device", "IOPS", "lock wait %", "repeats"], "rows": rows, "claims": [],
+    return {"columns": ["queue", "jobs", "device", "IOPS", "lock wait %", "IOPS spread %", "repeats"], "rows": rows, "claims": [],
             "sentences": said, "measured": measured}
 
 
@@ -463,7 +474,8 @@ def _poll_period(results):
             g["fixed"][c["period"]] = f
         rows.append({"target": dev, "bs": c["bs"], "period": _period_label(c["period"]), "period_us": c["period"],
                      "IOPS": f.get("iops"), "CPU %": f.get("cpu_pct"), "mean period µs": f.get("period_us_mean"),
-                     "last period µs": f.get("period_us_last"), "repeats": rec["repeats"]})
+                     "last period µs": f.get("period_us_last"), "IOPS spread %": rec["spread"].get("iops"),
+                     "repeats": rec["repeats"]})
     claims, said, summary = [], [], []
     for (target, bs), g in groups.items():
         fixed = {p: (f.get("iops"), f.get("cpu_pct")) for p, f in g["fixed"].items()}
@@ -490,7 +502,8 @@ def _poll_period(results):
                     f"{_fx(r['cpu_floor'])}% CPU; auto (mean period {_fx(r.get('auto_period_us_mean'))} µs) got "
                     f"{_fx(r['auto_iops_ratio'], 3)}x the IOPS at {_fx(r['auto_cpu_ratio'], 3)}x that CPU "
                     f"(claim: >= {REACH:g}x and <= {AUTO_CPU:g}x): {met(r['passed'])}.")
-    return {"columns": ["target", "bs", "period", "IOPS", "CPU %", "mean period µs", "last period µs", "repeats"],
+    return {"columns": ["target", "bs", "period", "IOPS", "CPU %", "mean period µs", "last period µs",
+                        "IOPS spread %", "repeats"],
             "rows": rows, "claims": claims, "sentences": said, "summary": summary,
             "summary_columns": ["target", "bs", "best_period_us", "best_iops", "cpu_floor", "auto_period_us_mean",
                                 "auto_iops_ratio", "auto_cpu_ratio", "passed"]}
@@ -508,13 +521,13 @@ def _cache(results):
         rows.append({"cache MiB": mb, "dataset:cache": ratio, "device": device(rec["target"], rec["emulated"]),
                      "IOPS": iops, "hit ratio": f.get("hit_ratio"), "expected hit ratio": exp,
                      "IOPS / no cache": iops / base if iops is not None and base else None,
-                     "repeats": rec["repeats"]})
+                     "IOPS spread %": rec["spread"].get("iops"), "repeats": rec["repeats"]})
         if mb and f.get("hit_ratio") is not None:
             parts.append(f"{f['hit_ratio']:.2f} at {ratio} (expected {exp:.2f})"
                          + (f", {iops / base:.2f}x the IOPS of no cache" if iops is not None and base else ""))
     said = [f"Cache: hit ratio {'; '.join(parts)}."] if parts else (["Cache: no runs."] if not m else [])
     return {"columns": ["cache MiB", "dataset:cache", "device", "IOPS", "hit ratio", "expected hit ratio",
-                        "IOPS / no cache", "repeats"], "rows": rows, "claims": [], "sentences": said}
+                        "IOPS / no cache", "IOPS spread %", "repeats"], "rows": rows, "claims": [], "sentences": said}
 
 
 def readahead_claim(by_mode):
@@ -536,7 +549,7 @@ def _readahead(results):
         by.setdefault(c["rw"], {})[c["readahead"]] = f.get("iops")
         rows.append({"pattern": c["rw"], "readahead": c["readahead"], "device": device(rec["target"], rec["emulated"]),
                      "IOPS": f.get("iops"), "hit ratio": f.get("hit_ratio"), "read-ahead I/Os": f.get("readahead_ios"),
-                     "repeats": rec["repeats"]})
+                     "IOPS spread %": rec["spread"].get("iops"), "repeats": rec["repeats"]})
     claims, said = [], []
     for rw in READAHEAD_PATTERNS + tuple(k for k in by if k not in READAHEAD_PATTERNS):
         if rw not in by:
@@ -551,7 +564,8 @@ def _readahead(results):
                        "passed": r["passed"]})
         said.append(f"Read-ahead, {words}: auto got {r['ratio']:.3f}x the IOPS of the better of on and off "
                     f"({r['better_of_on_off']}) (claim: >= {READAHEAD_AUTO:g}x): {met(r['passed'])}.")
-    return {"columns": ["pattern", "readahead", "device", "IOPS", "hit ratio", "read-ahead I/Os", "repeats"],
+    return {"columns": ["pattern", "readahead", "device", "IOPS", "hit ratio", "read-ahead I/Os", "IOPS spread %",
+                        "repeats"],
             "rows": rows, "claims": claims, "sentences": said}
 
 
@@ -563,7 +577,8 @@ def _split(results):
         by[q] = f
         rows.append({"queue": q, "device": device(rec["target"], rec["emulated"]),
                      "reader p99 µs": f.get("read_p99_us"), "reader mean µs": f.get("read_mean_us"),
-                     "writer IOPS": f.get("write_iops"), "repeats": rec["repeats"]})
+                     "writer IOPS": f.get("write_iops"), "p99 spread %": rec["spread"].get("read_p99_us"),
+                     "repeats": rec["repeats"]})
     said, measured = [], {}
     s, t = (by.get("shared") or {}).get("read_p99_us"), (by.get("split_rw") or {}).get("read_p99_us")
     if s is not None and t:
@@ -573,7 +588,7 @@ def _split(results):
                     f"and {_k(by['split_rw'].get('write_iops'))} IOPS.")
     elif m:
         said.append("Split: a run is missing, so no comparison.")
-    return {"columns": ["queue", "device", "reader p99 µs", "reader mean µs", "writer IOPS", "repeats"],
+    return {"columns": ["queue", "device", "reader p99 µs", "reader mean µs", "writer IOPS", "p99 spread %", "repeats"],
             "rows": rows, "claims": [], "sentences": said, "measured": measured}
 
 

@@ -353,3 +353,10 @@ def test_standalone_end_to_end(hio_bench, tmp_path):
     assert all(isinstance(r["IOPS"], float) and r["IOPS"] > 0 for r in f["priority"]["rows"] + f["readahead"]["rows"])
     assert "Priority: the high-priority job got" in p.stdout and "Read-ahead, random reads" in p.stdout
     assert len(list((out / "raw" / "handles").glob("r1-*.json"))) == 8
+
+
+def test_spread_is_range_over_median_of_the_repeats():
+    assert handles.spread_pct([90, 100, 110]) == pytest.approx(20.0)
+    assert handles.spread_pct([100, None, 100]) == 0.0
+    assert handles.spread_pct([100]) is None  # one repeat says nothing of the spread
+    assert handles.spread_pct([{"a": 1}, {"a": 2}]) is None
