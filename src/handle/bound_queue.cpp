@@ -42,7 +42,6 @@ int BoundQueue::reap(Inbox* mine, bool wait, LockWait& lw, ReapTally* tally) {
   auto g = lock(lw);
   // Another thread may have delivered ours while we waited for the lock.
   unsigned min = wait && inflight_.load(std::memory_order_relaxed) > 0 && (!mine || mine->empty()) ? 1 : 0;
-  if (cqs_.size() < q_->depth()) cqs_.resize(q_->depth());
   int n = q_->reap(cqs_.data(), unsigned(cqs_.size()), min);
   if (n < 0) return n;
   // Runs of completions for the same handle go over in one delivery.

@@ -27,7 +27,7 @@ struct ReapTally {
 
 class BoundQueue {
  public:
-  explicit BoundQueue(std::shared_ptr<Queue> q) : q_(std::move(q)), cqs_(64) {}
+  explicit BoundQueue(std::shared_ptr<Queue> q) : q_(std::move(q)), cqs_(q_->depth()) {}
 
   // Opens spec on the queue for a handle; its completions go to inbox as
   // queue index qi. Returns the target id or -errno.
@@ -51,7 +51,6 @@ class BoundQueue {
 
   void set_priority(bool high) { high_ = high; }
   bool high_priority() const { return high_; }
-  Queue& queue() { return *q_; }
 
  private:
   std::unique_lock<FairLock> lock(LockWait& lw);

@@ -31,8 +31,8 @@ void* aligned(size_t align, size_t bytes) { return std::aligned_alloc(align, (by
 }  // namespace
 
 Handle::Handle(const std::string& spec, HandleConfig cfg) : spec_(spec), cfg_(std::move(cfg)), ra_(cfg_.readahead) {
-  q_[0] = cfg_.read_q;
-  q_[1] = cfg_.write_q;
+  q_[0] = std::move(cfg_.read_q);
+  q_[1] = std::move(cfg_.write_q);
 }
 
 std::unique_ptr<Handle> Handle::open(const std::string& spec, HandleConfig cfg) {

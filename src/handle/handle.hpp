@@ -22,7 +22,7 @@ namespace hio {
 
 struct HandleConfig {
   hio_open_opts open{};
-  std::shared_ptr<BoundQueue> read_q, write_q;  // write_q: null, or apart from read_q
+  std::shared_ptr<BoundQueue> read_q, write_q;  // write_q: null, or apart from read_q (moved into the handle)
   bool high_priority = false;
   BlockCache* cache = nullptr;
   hio_readahead readahead = HIO_READAHEAD_AUTO;
@@ -52,7 +52,6 @@ class Handle : public PageWriter {
   void stats(hio_handle_stats* out);
   void stats_reset();
   int percentiles(hio_op op, const double* pcts, size_t n, uint64_t* out);
-  BoundQueue& queue(int which) { return *q_[which == 1 && q_[1] ? 1 : 0]; }
 
   // PageWriter: dirty pages of this target, written synchronously.
   int write_pages(uint64_t idx, const void* data, size_t npages) override;

@@ -34,7 +34,7 @@ std::unique_ptr<Reaper> Reaper::create(const hio_reaper_opts& o) {
   return r;
 }
 
-Reaper::Reaper(const hio_reaper_opts& o) : opts_(o), auto_(o.poll_period_ns == HIO_POLL_PERIOD_AUTO) {
+Reaper::Reaper(const hio_reaper_opts& o) : auto_(o.poll_period_ns == HIO_POLL_PERIOD_AUTO) {
   period_ns_ = auto_ ? 0 : o.poll_period_ns;
   start_ns_ = now_ns();
   thread_ = std::thread([this] { run(); });

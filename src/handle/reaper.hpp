@@ -43,7 +43,6 @@ class Reaper {
   bool pass(uint64_t& delivered);
   void idle_wait();
 
-  hio_reaper_opts opts_;
   bool auto_;
   std::mutex mu_;  // the queue list and the idle handshake
   std::condition_variable cv_;
