@@ -163,7 +163,9 @@ unsigned hio_queue_inflight(hio_queue *q);
 
 /* Synchronous helpers: submit one command and wait for it. They return the
  * byte count (0 for flush) or -errno, with a message naming the operation,
- * target, offset and errno. A short transfer is -EIO. */
+ * target, offset and errno. A short write is -EIO. A read may cover the last,
+ * partial 4 KiB page of a regular file and then returns the bytes up to the
+ * end of the file. */
 int64_t hio_read(hio_queue *q, int target, void *buf, uint32_t len, uint64_t offset);
 int64_t hio_write(hio_queue *q, int target, const void *buf, uint32_t len, uint64_t offset);
 int hio_flush(hio_queue *q, int target);

@@ -115,7 +115,9 @@ int Handle::validate(const hio_io& io) const {
                  op_name(io.op), (unsigned long long)io.offset, io.len, spec_.c_str());
   bool extends = io.op == HIO_OP_WRITE && info_.growable;
   uint64_t size = size_.load(std::memory_order_relaxed);
-  if ((io.len > size || io.offset > size - io.len) && !extends)
+  bool tail = io.op == HIO_OP_READ && info_.growable && io.offset < size &&
+              io.offset + io.len <= (size + kPage - 1) / kPage * kPage;
+  if ((io.len > size || io.offset > size - io.len) && !extends && !tail)
     return failf(EINVAL, "%s at offset %llu, length %u, of %s: past the end (size %llu)", op_name(io.op),
                  (unsigned long long)io.offset, io.len, spec_.c_str(), (unsigned long long)size);
   return 0;
@@ -139,7 +141,7 @@ bool Handle::cache_read(const hio_io& io, uint64_t now) {
   }
   hits_ += pages;
   ra_.on_read(io.offset, io.len, false);
-  post(io, int32_t(io.len), now);
+  post(io, int32_t(std::min<uint64_t>(io.len, size_.load(std::memory_order_relaxed) - io.offset)), now);
   return true;
 }
 
@@ -198,6 +200,7 @@ int Handle::submit_one(const hio_io& io, uint64_t now) {
   x.dev_offset = io.offset;
   x.dev_len = io.len;
   x.cached_write = false;
+  x.tail = io.op == HIO_OP_READ && io.offset + io.len > size_.load(std::memory_order_relaxed);
   hio_io dev{io.op, target_[x.qi], io.buf, io.len, io.offset, slot};
   if (cache && io.op == HIO_OP_READ) {
     uint32_t want = ra_.on_read(io.offset, io.len, true);
@@ -247,21 +250,27 @@ hio_completion Handle::finish(const hio_completion& raw, uint64_t now) {
   Ctx& x = ctx_[raw.tag];
   hio_completion c{x.tag, raw.res, x.op, 0, x.offset, x.len, now > x.submit_ns ? now - x.submit_ns : 0};
   BlockCache* cache = cfg_.cache;
-  if (x.op == HIO_OP_READ && raw.res >= 0 && uint32_t(raw.res) != x.dev_len) c.res = -EIO;  // short read
+  // A read comes back short only where it covers the end of a file.
+  if (x.op == HIO_OP_READ && raw.res >= 0)
+    c.res = uint32_t(raw.res) == x.dev_len || x.tail ? std::min(raw.res, int32_t(x.len)) : -EIO;
   if (cache && x.op == HIO_OP_READ && c.res >= 0) {
-    const uint8_t* src = x.dev_len > x.len ? x.bounce.get() : static_cast<const uint8_t*>(x.buf);
+    auto* src = x.dev_len > x.len ? x.bounce.get() : static_cast<uint8_t*>(x.buf);
+    // The file's last page is cached with zeros past the end, as a read of it shows it.
+    uint32_t got = uint32_t(raw.res);
+    if (got % kPage) std::memset(src + got, 0, kPage - got % kPage);
     for (uint32_t p = 0; p < x.dev_len / kPage; p++) {
       uint64_t idx = x.dev_offset / kPage + p;
       const uint8_t* page = src + size_t(p) * kPage;
+      bool there = size_t(p) * kPage < got;
       if (p < x.len / kPage) {
         auto* dst = static_cast<uint8_t*>(x.buf) + size_t(p) * kPage;
         // A page written meanwhile (a dirty write-back page) is newer than the device's.
         if (cache->peek(obj_, idx, dst)) continue;
-        if (page != dst) std::memcpy(dst, page, kPage);
+        if (!there) std::memset(dst, 0, kPage);
+        else if (page != dst) std::memcpy(dst, page, kPage);
       }
-      cache->fill(obj_, idx, page, x.tickets[p]);
+      if (there) cache->fill(obj_, idx, page, x.tickets[p]);
     }
-    c.res = int32_t(x.len);
   }
   // Only now: a read that raced the write and fills the cache later holds
   // an older ticket and is refused.

@@ -68,6 +68,7 @@ class Handle : public PageWriter {
     uint64_t dev_offset = 0;
     uint32_t dev_len = 0;  // > len when it reads ahead
     bool cached_write = false;
+    bool tail = false;  // a read covering the end of the file: may come back short
     std::vector<uint64_t> tickets;  // cache tickets of the pages read
     std::unique_ptr<uint8_t, void (*)(void*)> bounce{nullptr, &std::free};
   };

@@ -144,10 +144,14 @@ int Queue::validate(const hio_io& io) {
       return failf(EINVAL, "%s at offset %llu of %s: buffer %p is not aligned to %u bytes (%s)", op,
                    (unsigned long long)io.offset, t.name.c_str(), io.buf, t.mem_align, why);
   }
-  // A write may extend a regular file; nothing else may cross the end.
+  // A write may extend a regular file, and a read may cover its last,
+  // partial page (O_DIRECT cannot read less) and return the bytes up to the
+  // end; nothing else may cross the end.
   bool extends = io.op == HIO_OP_WRITE && t.growable;
+  bool tail = io.op == HIO_OP_READ && t.growable && io.offset < t.size &&
+              io.offset + io.len <= (t.size + kFilePage - 1) / kFilePage * kFilePage;
   // Written so that offset + len cannot wrap around.
-  if ((io.len > t.size || io.offset > t.size - io.len) && !(extends && io.offset <= UINT64_MAX - io.len))
+  if ((io.len > t.size || io.offset > t.size - io.len) && !tail && !(extends && io.offset <= UINT64_MAX - io.len))
     return failf(EINVAL, "%s at offset %llu, length %u, of %s: past the end (size %llu)", op,
                  (unsigned long long)io.offset, io.len, t.name.c_str(), (unsigned long long)t.size);
   return 0;

@@ -18,6 +18,9 @@
 
 namespace hio {
 
+// A read of a regular file may cover its last page up to this boundary.
+constexpr uint32_t kFilePage = 4096;
+
 class Queue {
  public:
   // Returns nullptr with the message set for bad options.

@@ -29,7 +29,8 @@ std::string describe_completion(const hio_completion& c, const std::string& targ
 
 int64_t sync_result(const hio_completion& c, uint32_t len, const std::string& target) {
   if (c.res < 0) return fail(-c.res, describe_completion(c, target));
-  if (c.op != HIO_OP_FLUSH && uint32_t(c.res) != len)
+  // A read returns fewer bytes only where it covers the end of a file.
+  if (c.op == HIO_OP_WRITE && uint32_t(c.res) != len)
     return failf(EIO, "%s at offset %llu of %s: short transfer (%d of %u bytes)", op_name(c.op),
                  (unsigned long long)c.offset, target.c_str(), c.res, len);
   return c.res;

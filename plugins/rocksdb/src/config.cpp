@@ -1,0 +1,85 @@
+#include "config.hpp"
+
+#include <cstdlib>
+#include <string_view>
+
+namespace hybridio::rocksdb {
+namespace {
+
+constexpr std::string_view kScheme = "hybridio://";
+constexpr const char* kKeys = "wait, cache_mb, cache_policy, direct, depth, readahead, stats";
+
+bool parse_uint(const std::string& v, uint64_t max, uint64_t* out) {
+  if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 19) return false;
+  *out = std::strtoull(v.c_str(), nullptr, 10);
+  return *out <= max;
+}
+
+std::string bad(const std::string& uri, const std::string& key, const std::string& v, const char* expected) {
+  return "hybridio URI '" + uri + "': bad value '" + v + "' for " + key + " (expected " + expected + ")";
+}
+
+std::string set(const std::string& uri, const std::string& key, const std::string& v, Config* c) {
+  uint64_t n = 0;
+  if (key == "wait") {
+    if (v == "interrupt") c->wait = HIO_WAIT_INTERRUPT;
+    else if (v == "poll") c->wait = HIO_WAIT_POLL;
+    else if (v == "hybrid") c->wait = HIO_WAIT_HYBRID;
+    else if (v == "adaptive") c->wait = HIO_WAIT_ADAPTIVE;
+    else return bad(uri, key, v, "interrupt, poll, hybrid or adaptive");
+  } else if (key == "cache_mb") {
+    if (!parse_uint(v, 1 << 20, &n)) return bad(uri, key, v, "a size in MiB, 0..1048576");
+    c->cache_mb = n;
+  } else if (key == "cache_policy") {
+    if (v == "write_through") c->cache_policy = HIO_CACHE_WRITE_THROUGH;
+    else if (v == "write_back") c->cache_policy = HIO_CACHE_WRITE_BACK;
+    else return bad(uri, key, v, "write_through or write_back");
+  } else if (key == "direct") {
+    if (v != "0" && v != "1") return bad(uri, key, v, "0 or 1");
+    c->direct = v == "1";
+  } else if (key == "depth") {
+    if (!parse_uint(v, 4096, &n) || n == 0) return bad(uri, key, v, "a queue depth, 1..4096");
+    c->depth = unsigned(n);
+  } else if (key == "readahead") {
+    if (v == "auto") c->readahead = HIO_READAHEAD_AUTO;
+    else if (v == "off") c->readahead = HIO_READAHEAD_OFF;
+    else if (v == "on") c->readahead = HIO_READAHEAD_ON;
+    else return bad(uri, key, v, "auto, off or on");
+  } else if (key == "stats") {
+    if (v.empty()) return bad(uri, key, v, "stderr or a file path");
+    c->stats = v;
+  } else {
+    return "hybridio URI '" + uri + "': unknown key '" + key + "' (keys: " + kKeys + ")";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string ParseUri(const std::string& uri, Config* out) {
+  Config c;
+  c.uri = uri;
+  if (uri.compare(0, kScheme.size(), kScheme) != 0) return "not a hybridio URI: '" + uri + "' (expected hybridio://?key=value&...)";
+  std::string rest = uri.substr(kScheme.size());
+  if (!rest.empty() && rest[0] == '/') rest.erase(0, 1);  // hybridio:///?...
+  if (!rest.empty()) {
+    if (rest[0] != '?') return "hybridio URI '" + uri + "': expected '?' after hybridio://, found '" + rest + "'";
+    rest.erase(0, 1);
+    size_t pos = 0;
+    while (pos <= rest.size()) {
+      size_t amp = rest.find('&', pos);
+      std::string kv = rest.substr(pos, amp == std::string::npos ? std::string::npos : amp - pos);
+      pos = amp == std::string::npos ? rest.size() + 1 : amp + 1;
+      if (kv.empty()) continue;
+      size_t eq = kv.find('=');
+      if (eq == std::string::npos) return "hybridio URI '" + uri + "': '" + kv + "' is not key=value";
+      if (std::string e = set(uri, kv.substr(0, eq), kv.substr(eq + 1), &c); !e.empty()) return e;
+    }
+  }
+  if (c.cache_policy == HIO_CACHE_WRITE_BACK && c.cache_mb == 0)
+    return "hybridio URI '" + uri + "': cache_policy=write_back needs a cache (cache_mb > 0)";
+  *out = c;
+  return "";
+}
+
+}  // namespace hybridio::rocksdb

@@ -1,0 +1,150 @@
+#include "core.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+
+namespace hybridio::rocksdb {
+namespace {
+
+void add_queue(hio_queue* q, Stats* s) {
+  hio_queue_stats st{};
+  if (hio_queue_stats_get(q, &st) < 0) return;
+  s->queues++;
+  s->completed += st.completed;
+  s->sleep_ns += st.sleep_ns;
+  s->spin_ns += st.spin_ns;
+  hio_strategy strat{};
+  hio_queue_get_strategy(q, &strat);
+  if (strat.mode == HIO_WAIT_ADAPTIVE) {
+    for (int m = 0; m < 3; m++) s->mode_ns[m] += st.adaptive_ns[m];
+  } else if (strat.mode <= HIO_WAIT_HYBRID) {
+    s->mode_ns[strat.mode] += st.wall_ns;
+  }
+}
+
+// Cores whose statistics are written at exit: a process may end without
+// destroying its file system (db_bench keeps it until exit).
+std::mutex exit_mu;
+std::vector<std::weak_ptr<Core>>* exit_list = nullptr;
+
+void report_at_exit() {
+  std::vector<std::weak_ptr<Core>> cores;
+  {
+    std::lock_guard<std::mutex> g(exit_mu);
+    if (exit_list) cores = *exit_list;
+  }
+  for (auto& w : cores)
+    if (auto c = w.lock()) c->Report();
+}
+
+}  // namespace
+
+ThreadQueue::~ThreadQueue() {
+  core->Retire(q);
+  hio_queue_destroy(q);
+}
+
+std::shared_ptr<Core> Core::Create(const Config& cfg, std::string* err) {
+  std::shared_ptr<Core> c(new Core(cfg));
+  if (hio_engine_create(&c->engine_) < 0) {
+    *err = std::string("hybridio: engine: ") + hio_last_error();
+    return nullptr;
+  }
+  if (cfg.cache_mb && hio_cache_create(cfg.cache_mb << 20, cfg.cache_policy, &c->cache_) < 0) {
+    *err = std::string("hybridio: block cache of ") + std::to_string(cfg.cache_mb) + " MiB: " + hio_last_error();
+    return nullptr;
+  }
+  if (!cfg.stats.empty()) {
+    std::lock_guard<std::mutex> g(exit_mu);
+    if (!exit_list) {
+      exit_list = new std::vector<std::weak_ptr<Core>>();
+      std::atexit(report_at_exit);
+    }
+    exit_list->push_back(c);
+  }
+  return c;
+}
+
+Core::~Core() {
+  Report();
+  // Handles and thread queues hold the core: none is left.
+  if (cache_) hio_cache_destroy(cache_);
+  if (engine_) hio_engine_destroy(engine_);
+}
+
+std::shared_ptr<ThreadQueue> Core::ThisThreadQueue(std::string* err) {
+  // Per thread, the queues of each core it used; they go when the thread ends
+  // and the last handle on them closes.
+  thread_local std::vector<std::shared_ptr<ThreadQueue>> mine;
+  for (auto& tq : mine)
+    if (tq->core.get() == this) return tq;
+  hio_queue_opts o{};
+  o.depth = cfg_.depth;
+  o.strategy.mode = cfg_.wait;
+  hio_queue* q = nullptr;
+  if (hio_queue_create(engine_, &o, &q) < 0) {
+    *err = std::string("hybridio: queue: ") + hio_last_error();
+    return nullptr;
+  }
+  auto tq = std::make_shared<ThreadQueue>(shared_from_this(), q);
+  mine.push_back(tq);
+  std::lock_guard<std::mutex> g(mu_);
+  live_.push_back(tq);
+  return tq;
+}
+
+void Core::Retire(hio_queue* q) {
+  std::lock_guard<std::mutex> g(mu_);
+  add_queue(q, &retired_);
+}
+
+Stats Core::Collect() {
+  Stats s;
+  std::vector<std::shared_ptr<ThreadQueue>> live;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    s = retired_;
+    for (auto it = live_.begin(); it != live_.end();) {
+      if (auto tq = it->lock()) {
+        live.push_back(std::move(tq));
+        ++it;
+      } else {
+        it = live_.erase(it);
+      }
+    }
+  }
+  for (auto& tq : live) add_queue(tq->q, &s);
+  s.uri = cfg_.uri;
+  s.reads = counters_.reads;
+  s.read_bytes = counters_.read_bytes;
+  s.multi_reads = counters_.multi_reads;
+  s.async_reads = counters_.async_reads;
+  s.writes = counters_.writes;
+  s.write_bytes = counters_.write_bytes;
+  s.syncs = counters_.syncs;
+  if (cache_) {
+    hio_cache_stats cs{};
+    hio_cache_stats_get(cache_, &cs);
+    s.cache_hits = cs.hits;
+    s.cache_misses = cs.misses;
+  }
+  return s;
+}
+
+void Core::Report() {
+  if (cfg_.stats.empty() || reported_.exchange(true)) return;
+  std::string json = StatsJson(Collect()) + "\n";
+  if (cfg_.stats == "stderr") {
+    std::fputs(("hybridio: " + json).c_str(), stderr);
+    return;
+  }
+  FILE* f = std::fopen(cfg_.stats.c_str(), "w");
+  if (!f) {
+    std::perror(("hybridio: stats file " + cfg_.stats).c_str());
+    return;
+  }
+  std::fputs(json.c_str(), f);
+  std::fclose(f);
+}
+
+}  // namespace hybridio::rocksdb

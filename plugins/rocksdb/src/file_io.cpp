@@ -1,0 +1,181 @@
+#include "file_io.hpp"
+
+#include <cerrno>
+#include <cstring>
+
+namespace hybridio::rocksdb {
+namespace {
+
+constexpr uint32_t kPage = 4096;
+
+uint64_t down(uint64_t v, uint64_t a) { return v / a * a; }
+uint64_t up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+// Completes whatever ops the handle has finished, waiting for at least min.
+int reap(hio_handle* h, unsigned min) {
+  hio_completion c[16];
+  int n = hio_handle_reap(h, c, 16, min);
+  for (int i = 0; i < n; i++) {
+    Op* op = reinterpret_cast<Op*>(c[i].tag);
+    op->res = c[i].res;
+    op->done = true;
+  }
+  return n;
+}
+
+}  // namespace
+
+FileIo::FileIo(std::shared_ptr<Core> core, std::string path, Mode mode)
+    : core_(std::move(core)), path_(std::move(path)), mode_(mode) {
+  const Config& c = core_->config();
+  align_ = c.direct || c.cache_mb ? kPage : 1;
+}
+
+FileIo::~FileIo() { Close().PermitUncheckedError(); }
+
+IOStatus FileIo::Error(const char* what, uint64_t offset, int err) {
+  return IOStatus::IOError(path_, std::string("hybridio ") + what + " at offset " + std::to_string(offset) + ": " +
+                                      std::strerror(err) + " (errno " + std::to_string(err) + ")");
+}
+
+IOStatus FileIo::Handle(hio_handle** out) {
+  std::string err;
+  auto tq = core_->ThisThreadQueue(&err);
+  if (!tq) return IOStatus::IOError(path_, err);
+  std::lock_guard<std::mutex> g(mu_);
+  for (auto& b : handles_)
+    if (b.tq == tq) {
+      *out = b.h;
+      return IOStatus::OK();
+    }
+  const Config& c = core_->config();
+  hio_handle_opts o{};
+  o.open.flags = (c.direct ? HIO_OPEN_DIRECT : 0u) | (mode_ == Mode::kRead ? HIO_OPEN_RDONLY : 0u);
+  o.queue = tq->q;
+  o.cache = core_->cache();
+  o.readahead = c.readahead;
+  hio_handle* h = nullptr;
+  if (hio_handle_open(core_->engine(), path_.c_str(), &o, &h) < 0)
+    return IOStatus::IOError(path_, std::string("hybridio open: ") + hio_last_error());
+  handles_.push_back(Bound{tq, h});
+  *out = h;
+  return IOStatus::OK();
+}
+
+bool FileIo::Prepare(uint64_t size, PageRead* r) {
+  if (r->offset >= size || r->len == 0) {
+    r->len = 0;
+    return false;
+  }
+  uint64_t end = std::min<uint64_t>(r->offset + r->len, size);
+  r->len = size_t(end - r->offset);
+  uint64_t a0 = down(r->offset, align_), a1 = up(end, align_);
+  char* into = r->dst;
+  r->skip = size_t(r->offset - a0);
+  if (a0 != r->offset || a1 != end || reinterpret_cast<uintptr_t>(r->dst) % align_) {
+    r->bounce.reset(static_cast<char*>(std::aligned_alloc(kPage, up(a1 - a0, kPage))));
+    into = r->bounce.get();
+  }
+  r->op = Op{};
+  r->op.io = hio_io{HIO_OP_READ, 0, into, uint32_t(a1 - a0), a0, 0};
+  return true;
+}
+
+IOStatus FileIo::Submit(hio_handle* h, Op* op) {
+  op->io.tag = reinterpret_cast<uint64_t>(op);
+  for (;;) {
+    int r = hio_handle_submit(h, &op->io, 1);
+    if (r == 1) return IOStatus::OK();
+    // The thread's queue is full: make room with what has completed.
+    if (r != -EBUSY || reap(h, 1) < 0)
+      return IOStatus::IOError(path_, std::string("hybridio submit: ") + hio_last_error());
+  }
+}
+
+IOStatus FileIo::WaitFor(hio_handle* h, Op* op) {
+  while (!op->done)
+    if (reap(h, 1) < 0) return IOStatus::IOError(path_, std::string("hybridio reap: ") + hio_last_error());
+  if (op->res < 0) return Error(op->io.op == HIO_OP_READ ? "read" : "write", op->io.offset, -op->res);
+  return IOStatus::OK();
+}
+
+size_t FileIo::Finish(const PageRead& r) {
+  size_t got = size_t(r.op.res) > r.skip ? std::min(size_t(r.op.res) - r.skip, r.len) : 0;
+  if (r.bounce && got) std::memcpy(r.dst, r.bounce.get() + r.skip, got);
+  auto& n = core_->counters();
+  n.reads.fetch_add(1, std::memory_order_relaxed);
+  n.read_bytes.fetch_add(got, std::memory_order_relaxed);
+  return got;
+}
+
+IOStatus FileIo::Read(uint64_t size, uint64_t offset, size_t len, char* dst, size_t* got) {
+  PageRead r;
+  r.offset = offset;
+  r.len = len;
+  r.dst = dst;
+  *got = 0;
+  if (!Prepare(size, &r)) return IOStatus::OK();
+  hio_handle* h = nullptr;
+  IOStatus s = Handle(&h);
+  if (s.ok()) s = Submit(h, &r.op);
+  if (s.ok()) s = WaitFor(h, &r.op);
+  if (s.ok()) *got = Finish(r);
+  return s;
+}
+
+void FileIo::ReadBatch(uint64_t size, std::vector<PageRead*>& reads, std::vector<IOStatus>* st) {
+  st->assign(reads.size(), IOStatus::OK());
+  hio_handle* h = nullptr;
+  IOStatus s = Handle(&h);
+  std::vector<bool> sent(reads.size(), false);
+  for (size_t i = 0; i < reads.size(); i++) {
+    if (!s.ok()) {
+      (*st)[i] = s;
+      continue;
+    }
+    if (!Prepare(size, reads[i])) continue;
+    (*st)[i] = Submit(h, &reads[i]->op);
+    sent[i] = (*st)[i].ok();
+  }
+  for (size_t i = 0; i < reads.size(); i++) {
+    if (!sent[i]) continue;
+    (*st)[i] = WaitFor(h, &reads[i]->op);
+    if ((*st)[i].ok()) reads[i]->len = Finish(*reads[i]);
+  }
+}
+
+IOStatus FileIo::Write(const char* buf, size_t len, uint64_t offset) {
+  hio_handle* h = nullptr;
+  IOStatus s = Handle(&h);
+  if (!s.ok()) return s;
+  if (hio_handle_write(h, buf, uint32_t(len), offset) < 0)
+    return IOStatus::IOError(path_, std::string("hybridio ") + hio_last_error());
+  auto& n = core_->counters();
+  n.writes.fetch_add(1, std::memory_order_relaxed);
+  n.write_bytes.fetch_add(len, std::memory_order_relaxed);
+  return IOStatus::OK();
+}
+
+IOStatus FileIo::Sync() {
+  hio_handle* h = nullptr;
+  IOStatus s = Handle(&h);
+  if (!s.ok()) return s;
+  if (hio_handle_flush(h) < 0) return IOStatus::IOError(path_, std::string("hybridio ") + hio_last_error());
+  core_->counters().syncs.fetch_add(1, std::memory_order_relaxed);
+  return IOStatus::OK();
+}
+
+IOStatus FileIo::Close() {
+  std::vector<Bound> hs;
+  {
+    std::lock_guard<std::mutex> g(mu_);
+    hs.swap(handles_);
+  }
+  IOStatus first;
+  for (auto& b : hs)
+    if (hio_handle_close(b.h) < 0 && first.ok())
+      first = IOStatus::IOError(path_, std::string("hybridio close: ") + hio_last_error());
+  return first;
+}
+
+}  // namespace hybridio::rocksdb

@@ -1,0 +1,84 @@
+// One file's hybridio handles (one per thread that touches it) and the
+// reads and writes on them: page alignment, end of file, batches.
+#pragma once
+
+#include <rocksdb/io_status.h>
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core.hpp"
+
+namespace hybridio::rocksdb {
+
+using ::rocksdb::IOStatus;
+
+// A command on its way; the tag of its hio_io points to it, so whichever
+// call reaps the handle completes it.
+struct Op {
+  hio_io io{};
+  int32_t res = 0;
+  bool done = false;
+};
+
+// A read of [offset, offset + len) of the file, widened to whole pages when
+// the handle needs them, through a bounce buffer when the caller's is unfit.
+struct PageRead {
+  Op op;
+  uint64_t offset = 0;
+  size_t len = 0;
+  char* dst = nullptr;
+  std::unique_ptr<char, void (*)(void*)> bounce{nullptr, &std::free};
+  size_t skip = 0;  // bytes of the widened read before offset
+};
+
+class FileIo {
+ public:
+  enum class Mode { kRead, kWrite };
+  FileIo(std::shared_ptr<Core> core, std::string path, Mode mode);
+  ~FileIo();  // closes the handles; errors were reported by Close()
+
+  const std::string& path() const { return path_; }
+  Core& core() { return *core_; }
+  // Page size the handle needs offsets, lengths and buffers aligned to (1: none).
+  uint32_t align() const { return align_; }
+
+  // The calling thread's handle on the file.
+  IOStatus Handle(hio_handle** out);
+
+  // Reads up to len bytes at offset (fewer at the end of a file of `size`
+  // bytes) into dst; *got: the bytes read.
+  IOStatus Read(uint64_t size, uint64_t offset, size_t len, char* dst, size_t* got);
+  // Prepares, submits and completes reads; each gets its own status.
+  void ReadBatch(uint64_t size, std::vector<PageRead*>& reads, std::vector<IOStatus>* st);
+  bool Prepare(uint64_t size, PageRead* r);  // false: nothing to read (past the end)
+  IOStatus Submit(hio_handle* h, Op* op);
+  IOStatus WaitFor(hio_handle* h, Op* op);
+  size_t Finish(const PageRead& r);  // copies out; the bytes read
+
+  // Writes [offset, offset + len) from an aligned buffer, in one or more commands.
+  IOStatus Write(const char* buf, size_t len, uint64_t offset);
+  // Dirty cache pages to the device, then the device's own flush.
+  IOStatus Sync();
+  // Closes every handle; the first write-back error.
+  IOStatus Close();
+
+ private:
+  IOStatus Error(const char* what, uint64_t offset, int err);
+
+  std::shared_ptr<Core> core_;
+  std::string path_;
+  Mode mode_;
+  uint32_t align_;
+  struct Bound {
+    std::shared_ptr<ThreadQueue> tq;
+    hio_handle* h;
+  };
+  std::mutex mu_;
+  std::vector<Bound> handles_;
+};
+
+}  // namespace hybridio::rocksdb
