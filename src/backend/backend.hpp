@@ -31,6 +31,7 @@ struct TargetInfo {
   bool emulated = false;
   bool direct = false;
   bool growable = false;  // a regular file: writes may extend it
+  bool closed = false;    // its id is free for the next open
 };
 
 class Backend {
@@ -41,6 +42,8 @@ class Backend {
   // Opens a target; returns its id >= 0 or -errno (message set).
   virtual int open(const std::string& spec, const hio_open_opts& opts, TargetInfo* info) = 0;
   virtual int register_buffer(void* base, size_t len) = 0;
+  // Closes a target with nothing in flight; a later open may reuse its id.
+  virtual void close(int /*target*/) {}
 
   // Queues a validated command; it reaches the device at the next
   // submit() or wait(). Never fails for lack of room: the queue bounds depth.

@@ -1,6 +1,7 @@
 #include "backend/uring_backend.hpp"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -14,7 +15,16 @@
 
 namespace hio {
 namespace {
-constexpr unsigned kMaxFiles = 64;
+// Targets open at once on a queue: a database keeps hundreds of files open,
+// and its threads read any of them. The file table is also bounded by the
+// process's open-file limit.
+constexpr unsigned kMaxFiles = 1024;
+
+unsigned file_table_size() {
+  rlimit rl{};
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return kMaxFiles;
+  return unsigned(std::min<rlim_t>(kMaxFiles, rl.rlim_cur));
+}
 }
 
 std::unique_ptr<UringBackend> UringBackend::create(unsigned depth, hio_wait_mode kernel_mode) {
@@ -48,7 +58,8 @@ std::unique_ptr<UringBackend> UringBackend::create(unsigned depth, hio_wait_mode
     return nullptr;
   }
   b->ring_ok_ = true;
-  r = io_uring_register_files_sparse(&b->ring_, kMaxFiles);
+  b->max_files_ = file_table_size();
+  r = io_uring_register_files_sparse(&b->ring_, b->max_files_);
   if (r < 0) {
     failf(-r, "io_uring: cannot register a file table: %s", errno_text(-r).c_str());
     return nullptr;
@@ -59,11 +70,14 @@ std::unique_ptr<UringBackend> UringBackend::create(unsigned depth, hio_wait_mode
 UringBackend::~UringBackend() {
   if (ring_ok_) io_uring_queue_exit(&ring_);
   for (int fd : fds_)
-    if (fd >= 0) close(fd);
+    if (fd >= 0) ::close(fd);
 }
 
 int UringBackend::open(const std::string& path, const hio_open_opts& opts, TargetInfo* info) {
-  if (fds_.size() >= kMaxFiles) return failf(EMFILE, "open %s: a queue holds at most %u targets", path.c_str(), kMaxFiles);
+  int idx = 0;  // the first free slot of the file table
+  while (size_t(idx) < fds_.size() && fds_[size_t(idx)] >= 0) idx++;
+  if (unsigned(idx) >= max_files_)
+    return failf(EMFILE, "open %s: a queue holds at most %u targets open at once", path.c_str(), max_files_);
   bool direct = opts.flags & HIO_OPEN_DIRECT;
   int flags = ((opts.flags & HIO_OPEN_RDONLY) ? O_RDONLY : O_RDWR) | O_CLOEXEC | (direct ? O_DIRECT : 0);
   if (opts.flags & HIO_OPEN_CREATE) flags |= O_CREAT;
@@ -77,13 +91,13 @@ int UringBackend::open(const std::string& path, const hio_open_opts& opts, Targe
   }
   FileProbe p;
   if (int r = probe_file(fd, path, direct, &p); r < 0) {
-    close(fd);
+    ::close(fd);
     return r;
   }
   if ((opts.flags & HIO_OPEN_CREATE) && !p.block_device && p.size < opts.size) {
     if (ftruncate(fd, off_t(opts.size)) != 0) {
       int e = errno;
-      close(fd);
+      ::close(fd);
       return failf(e, "extend %s to %llu bytes: %s", path.c_str(), (unsigned long long)opts.size,
                    errno_text(e).c_str());
     }
@@ -94,17 +108,17 @@ int UringBackend::open(const std::string& path, const hio_open_opts& opts, Targe
                    : failf(EINVAL, "wait mode '%s' polls the device and needs direct I/O (O_DIRECT) on %s",
                            hio_wait_mode_name(mode_), path.c_str());
     if (r < 0) {
-      close(fd);
+      ::close(fd);
       return r;
     }
   }
-  int idx = int(fds_.size());
   int r = io_uring_register_files_update(&ring_, unsigned(idx), &fd, 1);
   if (r < 0) {
-    close(fd);
+    ::close(fd);
     return failf(-r, "io_uring: register %s: %s", path.c_str(), errno_text(-r).c_str());
   }
-  fds_.push_back(fd);
+  if (size_t(idx) == fds_.size()) fds_.push_back(fd);
+  else fds_[size_t(idx)] = fd;
   info->name = path;
   info->size = p.size;
   info->offset_align = p.offset_align;
@@ -113,6 +127,14 @@ int UringBackend::open(const std::string& path, const hio_open_opts& opts, Targe
   info->direct = direct;
   info->growable = !p.block_device;
   return idx;
+}
+
+void UringBackend::close(int target) {
+  if (target < 0 || size_t(target) >= fds_.size() || fds_[size_t(target)] < 0) return;
+  int none = -1;
+  io_uring_register_files_update(&ring_, unsigned(target), &none, 1);
+  ::close(fds_[size_t(target)]);
+  fds_[size_t(target)] = -1;
 }
 
 int UringBackend::register_buffer(void* base, size_t len) {

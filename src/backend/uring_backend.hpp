@@ -20,6 +20,7 @@ class UringBackend final : public Backend {
 
   const char* name() const override { return "uring"; }
   int open(const std::string& spec, const hio_open_opts& opts, TargetInfo* info) override;
+  void close(int target) override;
   int register_buffer(void* base, size_t len) override;
   void prepare(const Command& c) override;
   int submit() override;
@@ -31,7 +32,8 @@ class UringBackend final : public Backend {
   hio_wait_mode mode_;
   io_uring ring_{};
   bool ring_ok_ = false;
-  std::vector<int> fds_;
+  std::vector<int> fds_;  // by target id; -1: a free slot
+  unsigned max_files_ = 0;
   uint8_t* buf_base_ = nullptr;
   size_t buf_len_ = 0;
 };

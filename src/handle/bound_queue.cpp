@@ -27,6 +27,7 @@ int BoundQueue::bind(const std::string& spec, const hio_open_opts& opts, Inbox* 
 void BoundQueue::unbind(int target) {
   std::lock_guard<FairLock> g(mu_);
   routes_[size_t(target)] = Route{};
+  q_->close_target(target);
 }
 
 int BoundQueue::submit(const hio_io& io, LockWait& lw) {

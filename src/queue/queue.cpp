@@ -1,5 +1,7 @@
 #include "queue/queue.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -90,6 +92,13 @@ int Queue::open(const std::string& spec, const hio_open_opts& opts) {
   return id;
 }
 
+void Queue::close_target(int target) {
+  auto g = guard();
+  if (!be_ || target < 0 || size_t(target) >= targets_.size()) return;
+  be_->close(target);
+  targets_[size_t(target)].closed = true;
+}
+
 int Queue::target_info(int target, hio_target_info* out) {
   auto g = guard();
   if (target < 0 || size_t(target) >= targets_.size()) return failf(EBADF, "no target %d on this queue", target);
@@ -125,7 +134,7 @@ int Queue::set_strategy(const hio_strategy& s) {
 int Queue::validate(const hio_io& io) {
   int op_raw = raw_enum(io.op);
   if (op_raw < HIO_OP_READ || op_raw > HIO_OP_FLUSH) return failf(EINVAL, "unknown operation %d", op_raw);
-  if (io.target < 0 || size_t(io.target) >= targets_.size())
+  if (io.target < 0 || size_t(io.target) >= targets_.size() || targets_[size_t(io.target)].closed)
     return failf(EBADF, "%s: no target %d on this queue", op_name(io.op), io.target);
   const TargetInfo& t = targets_[size_t(io.target)];
   if (io.op == HIO_OP_FLUSH) return 0;
@@ -266,7 +275,8 @@ void Queue::reset_counters() {
   for (int i = 0; i < kModes; i++) adaptive_base_.ns[i] = a.mode_ns()[i];
   adaptive_base_.switches = a.switches();
   adaptive_base_.probes = a.probes();
-  owner_ = pthread_self();
+  owner_ = gettid();
+  owner_cpu_ns_ = 0;
   start_ns_ = now_ns();
   start_cpu_ns_ = thread_cpu_ns();
 }
@@ -285,8 +295,10 @@ int Queue::stats(hio_queue_stats* o) {
   o->waits = wait_.waits;
   o->mode_changes = mode_changes_.load();
   o->wall_ns = now_ns() - start_ns_;
-  uint64_t cpu = pthread_equal(owner_, pthread_self()) ? thread_cpu_ns() : thread_cpu_ns(owner_);
-  o->cpu_ns = cpu > start_cpu_ns_ ? cpu - start_cpu_ns_ : 0;
+  // An owner that has ended (a database's worker thread) keeps its last reading.
+  if (uint64_t cpu = owner_ == gettid() ? thread_cpu_ns() : thread_cpu_ns_tid(owner_))
+    owner_cpu_ns_ = std::max(owner_cpu_ns_, cpu);
+  o->cpu_ns = owner_cpu_ns_ > start_cpu_ns_ ? owner_cpu_ns_ - start_cpu_ns_ : 0;
   o->cpu_us_per_io = io_.completed ? double(o->cpu_ns) / 1e3 / double(io_.completed) : 0.0;
   const Adaptive& a = waiter_.adaptive();
   for (int i = 0; i < kModes; i++) o->adaptive_ns[i] = a.mode_ns()[i] - adaptive_base_.ns[i];

@@ -3,6 +3,7 @@
 // queue serialises every call on one mutex, the baseline it exists to be.
 #pragma once
 #include <pthread.h>
+#include <sys/types.h>
 
 #include <atomic>
 #include <deque>
@@ -30,6 +31,8 @@ class Queue {
   ~Queue();
 
   int open(const std::string& spec, const hio_open_opts& opts);
+  // Closes a target with nothing in flight (its id may be reused).
+  void close_target(int target);
   int target_info(int target, hio_target_info* out);
   // An open target's description (target must be valid).
   TargetInfo target(int t) const { return targets_[size_t(t)]; }
@@ -90,7 +93,8 @@ class Queue {
     uint64_t ns[kModes], switches, probes;
   } adaptive_base_{};  // the adaptive counters at the last reset
   uint64_t start_ns_ = 0, start_cpu_ns_ = 0;
-  pthread_t owner_;
+  pid_t owner_ = 0;            // the thread whose CPU time is accounted
+  uint64_t owner_cpu_ns_ = 0;  // its last reading
 };
 
 }  // namespace hio

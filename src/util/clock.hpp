@@ -32,6 +32,16 @@ inline uint64_t thread_cpu_ns(pthread_t t) {
   return ts_ns(ts);
 }
 
+// CPU time of a thread of this process by its kernel id; 0 once it has
+// ended (unlike a pthread_t, a tid cannot point at freed memory).
+inline uint64_t thread_cpu_ns_tid(pid_t tid) {
+  // The kernel's per-thread CPU clock id: MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED).
+  clockid_t cid = clockid_t((~unsigned(tid) << 3) | 6u);
+  timespec ts;
+  if (clock_gettime(cid, &ts) != 0) return 0;
+  return ts_ns(ts);
+}
+
 inline timespec ns_to_ts(uint64_t ns) {
   return timespec{time_t(ns / 1000000000ull), long(ns % 1000000000ull)};
 }

@@ -227,3 +227,24 @@ TEST(ThreadsStrategy, ChangeFromAnotherThreadDuringIo) {
   EXPECT_EQ(st.mode_changes, changes.load());  // each step of the cycle changes the mode
   EXPECT_EQ(st.completed, 256u * rounds);
 }
+
+// A queue's statistics outlive the thread that used it (a database's
+// worker threads come and go): its CPU time stays at the last reading.
+TEST(ThreadsQueueOwner, StatsAfterTheOwnerThreadEnded) {
+  Engine e;
+  Queue q(e, 4, strat(HIO_WAIT_POLL));
+  int t = hio_queue_open(q, "emu:pcie4,size=1m", nullptr);
+  ASSERT_GE(t, 0) << hio_last_error();
+  Buf b = aligned_buf(4096);
+  hio_queue_stats before{};
+  std::thread([&] {
+    hio_queue_stats_reset(q);  // this thread becomes the owner
+    for (int i = 0; i < 200; i++) ASSERT_EQ(hio_read(q, t, b.get(), 4096, 0), 4096) << hio_last_error();
+    hio_queue_stats_get(q, &before);
+  }).join();
+  hio_queue_stats after{};
+  ASSERT_EQ(hio_queue_stats_get(q, &after), 0) << hio_last_error();
+  EXPECT_EQ(after.completed, 200u);
+  EXPECT_GT(before.cpu_ns, 0u);
+  EXPECT_GE(after.cpu_ns, before.cpu_ns);
+}

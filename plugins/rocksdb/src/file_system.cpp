@@ -35,7 +35,8 @@ class HybridFileSystem : public rdb::FileSystemWrapper {
                              IODebugContext* dbg) override {
     uint64_t size = 0;
     IOStatus s = target()->GetFileSize(f, o.io_options, &size, dbg);
-    if (s.ok()) *r = hybridio::rocksdb::NewSequentialFile(core_, f, size, o.use_direct_reads);
+    if (s.ok()) *r = hybridio::rocksdb::NewSequentialFile(core_, f, size, o.use_direct_reads, &s);
+    if (!s.ok()) r->reset();
     return s;
   }
 
@@ -43,7 +44,8 @@ class HybridFileSystem : public rdb::FileSystemWrapper {
                                IODebugContext* dbg) override {
     uint64_t size = 0;
     IOStatus s = target()->GetFileSize(f, o.io_options, &size, dbg);
-    if (s.ok()) *r = hybridio::rocksdb::NewRandomAccessFile(core_, f, size, o.use_direct_reads);
+    if (s.ok()) *r = hybridio::rocksdb::NewRandomAccessFile(core_, f, size, o.use_direct_reads, &s);
+    if (!s.ok()) r->reset();
     return s;
   }
 

@@ -16,6 +16,11 @@ class SequentialFile : public rdb::FSSequentialFile {
  public:
   SequentialFile(std::shared_ptr<Core> core, const std::string& path, uint64_t size, bool direct)
       : io_(std::move(core), path, FileIo::Mode::kRead), size_(size), direct_(direct) {}
+  // The calling thread's handle, opened now: an unusable file fails at open.
+  IOStatus Open() {
+    hio_handle* h = nullptr;
+    return io_.Handle(&h);
+  }
 
   IOStatus Read(size_t n, const IOOptions&, Slice* result, char* scratch, IODebugContext*) override {
     size_t got = 0;
@@ -65,6 +70,11 @@ class RandomAccessFile : public rdb::FSRandomAccessFile {
  public:
   RandomAccessFile(std::shared_ptr<Core> core, const std::string& path, uint64_t size, bool direct)
       : io_(std::move(core), path, FileIo::Mode::kRead), size_(size), direct_(direct) {}
+  // The calling thread's handle, opened now: an unusable file fails at open.
+  IOStatus Open() {
+    hio_handle* h = nullptr;
+    return io_.Handle(&h);
+  }
 
   IOStatus Read(uint64_t offset, size_t n, const IOOptions&, Slice* result, char* scratch,
                 IODebugContext*) const override {
@@ -147,6 +157,13 @@ class WritableFile : public rdb::FSWritableFile {
     buf_.reset(static_cast<char*>(std::aligned_alloc(4096, kBuffer)));
   }
   ~WritableFile() override { Close(IOOptions(), nullptr).PermitUncheckedError(); }
+
+  // The calling thread's handle, opened now: an unusable file (or O_DIRECT
+  // where the file system has none) fails at open, not at the first write.
+  IOStatus Open() {
+    hio_handle* h = nullptr;
+    return io_.Handle(&h);
+  }
 
   // Continues an existing file of `size` bytes: its partial last page is rewritten whole.
   IOStatus Resume(uint64_t size) {
@@ -255,19 +272,24 @@ class WritableFile : public rdb::FSWritableFile {
 }  // namespace
 
 std::unique_ptr<rdb::FSSequentialFile> NewSequentialFile(std::shared_ptr<Core> core, const std::string& path,
-                                                          uint64_t size, bool direct_reads) {
-  return std::make_unique<SequentialFile>(std::move(core), path, size, direct_reads);
+                                                          uint64_t size, bool direct_reads, IOStatus* s) {
+  auto f = std::make_unique<SequentialFile>(std::move(core), path, size, direct_reads);
+  *s = f->Open();
+  return f;
 }
 
 std::unique_ptr<rdb::FSRandomAccessFile> NewRandomAccessFile(std::shared_ptr<Core> core, const std::string& path,
-                                                              uint64_t size, bool direct_reads) {
-  return std::make_unique<RandomAccessFile>(std::move(core), path, size, direct_reads);
+                                                              uint64_t size, bool direct_reads, IOStatus* s) {
+  auto f = std::make_unique<RandomAccessFile>(std::move(core), path, size, direct_reads);
+  *s = f->Open();
+  return f;
 }
 
 std::unique_ptr<rdb::FSWritableFile> NewWritableFile(std::shared_ptr<Core> core, const std::string& path,
                                                       uint64_t size, const rdb::FileOptions& opts, IOStatus* s) {
   auto f = std::make_unique<WritableFile>(std::move(core), path, opts);
-  *s = f->Resume(size);
+  *s = f->Open();
+  if (s->ok()) *s = f->Resume(size);
   return f;
 }
 

@@ -14,10 +14,11 @@ namespace hybridio::rocksdb {
 namespace rdb = ::rocksdb;
 
 std::unique_ptr<rdb::FSSequentialFile> NewSequentialFile(std::shared_ptr<Core> core, const std::string& path,
-                                                          uint64_t size, bool direct_reads);
+                                                          uint64_t size, bool direct_reads, IOStatus* s);
 std::unique_ptr<rdb::FSRandomAccessFile> NewRandomAccessFile(std::shared_ptr<Core> core, const std::string& path,
-                                                              uint64_t size, bool direct_reads);
-// Appends from `size` on (0 for a new file); *s is set if the existing tail cannot be read.
+                                                              uint64_t size, bool direct_reads, IOStatus* s);
+// Each opens the calling thread's handle at once; *s says if that failed.
+// A writer appends from `size` on (0 for a new file).
 std::unique_ptr<rdb::FSWritableFile> NewWritableFile(std::shared_ptr<Core> core, const std::string& path,
                                                       uint64_t size, const rdb::FileOptions& opts, IOStatus* s);
 
