@@ -30,9 +30,9 @@ void BoundQueue::unbind(int target) {
   q_->close_target(target);
 }
 
-int BoundQueue::submit(const hio_io& io, LockWait& lw) {
+int BoundQueue::submit(const hio_io& io, LockWait& lw, unsigned flags) {
   auto g = lock(lw);
-  int r = q_->submit(&io, 1, 0);
+  int r = q_->submit(&io, 1, flags);
   // Sequentially consistent, as the completion thread's idle flag: either
   // it sees this command in flight or the submitter sees it idle and wakes it.
   if (r > 0) inflight_.fetch_add(1);

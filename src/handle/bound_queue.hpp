@@ -36,7 +36,8 @@ class BoundQueue {
   // the target, whose id a later bind may reuse.
   void unbind(int target);
 
-  int submit(const hio_io& io, LockWait& lw);
+  // flags: HIO_SUBMIT_DEFER leaves it for the next reap's system call.
+  int submit(const hio_io& io, LockWait& lw, unsigned flags = 0);
   // Reaps and delivers what has completed. With wait, and nothing yet in
   // `mine` (the caller's inbox), waits under the queue's strategy for at
   // least one completion first. Returns the number delivered or -errno.

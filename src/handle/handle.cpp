@@ -150,13 +150,13 @@ int Handle::submit(const hio_io* ios, unsigned n) {
     if (int r = validate(ios[i]); r < 0) return r;
   unsigned done = 0;
   for (; done < n; done++) {
-    int r = submit_one(ios[done], now_ns());
+    int r = submit_one(ios[done], now_ns(), false);
     if (r < 0) return done ? int(done) : r;
   }
   return int(done);
 }
 
-int Handle::submit_one(const hio_io& io, uint64_t now) {
+int Handle::submit_one(const hio_io& io, uint64_t now, bool defer) {
   std::unique_lock<std::mutex> g(mu_);
   io_.submitted++;
   BlockCache* cache = cfg_.cache;
@@ -226,7 +226,7 @@ int Handle::submit_one(const hio_io& io, uint64_t now) {
   inbox_.submitted(qi);
   LockWait lw;
   g.unlock();
-  int r = q_[qi]->submit(dev, lw);
+  int r = q_[qi]->submit(dev, lw, defer ? HIO_SUBMIT_DEFER : 0u);
   if (r < 0 || lw.count || extends) {
     g.lock();
     lock_.ns += lw.ns;
@@ -335,7 +335,10 @@ int64_t Handle::sync_io(hio_op op, void* buf, uint32_t len, uint64_t offset) {
     tag = kSyncTagBit | next_sync_tag_++;
   }
   hio_io io{op, 0, buf, len, offset, tag};
-  if (int r = submit(&io, 1); r < 0) return r;
+  if (int r = validate(io); r < 0) return r;
+  // The caller reaps at once: the command goes to the device in the same
+  // system call as the wait, unless a completion thread does the reaping.
+  if (int r = submit_one(io, now_ns(), !cfg_.reaper); r < 0) return r;
   hio_completion c[1];
   for (;;) {
     int r = reap(c, 1, 1);

@@ -73,7 +73,7 @@ class Handle : public PageWriter {
     std::unique_ptr<uint8_t, void (*)(void*)> bounce{nullptr, &std::free};
   };
   int validate(const hio_io& io) const;
-  int submit_one(const hio_io& io, uint64_t now);
+  int submit_one(const hio_io& io, uint64_t now, bool defer);
   bool cache_read(const hio_io& io, uint64_t now);
   void post(const hio_io& io, int32_t res, uint64_t now);
   hio_completion finish(const hio_completion& raw, uint64_t now);

@@ -39,8 +39,18 @@ void report_at_exit() {
 
 }  // namespace
 
+void Counters::add_to(Stats* s) const {
+  s->reads += reads.load(std::memory_order_relaxed);
+  s->read_bytes += read_bytes.load(std::memory_order_relaxed);
+  s->multi_reads += multi_reads.load(std::memory_order_relaxed);
+  s->async_reads += async_reads.load(std::memory_order_relaxed);
+  s->writes += writes.load(std::memory_order_relaxed);
+  s->write_bytes += write_bytes.load(std::memory_order_relaxed);
+  s->syncs += syncs.load(std::memory_order_relaxed);
+}
+
 ThreadQueue::~ThreadQueue() {
-  core->Retire(q);
+  core->Retire(*this);
   hio_queue_destroy(q);
 }
 
@@ -93,9 +103,10 @@ std::shared_ptr<ThreadQueue> Core::ThisThreadQueue(std::string* err) {
   return tq;
 }
 
-void Core::Retire(hio_queue* q) {
+void Core::Retire(const ThreadQueue& tq) {
   std::lock_guard<std::mutex> g(mu_);
-  add_queue(q, &retired_);
+  add_queue(tq.q, &retired_);
+  tq.counters.add_to(&retired_);
 }
 
 Stats Core::Collect() {
@@ -113,15 +124,11 @@ Stats Core::Collect() {
       }
     }
   }
-  for (auto& tq : live) add_queue(tq->q, &s);
+  for (auto& tq : live) {
+    add_queue(tq->q, &s);
+    tq->counters.add_to(&s);
+  }
   s.uri = cfg_.uri;
-  s.reads = counters_.reads;
-  s.read_bytes = counters_.read_bytes;
-  s.multi_reads = counters_.multi_reads;
-  s.async_reads = counters_.async_reads;
-  s.writes = counters_.writes;
-  s.write_bytes = counters_.write_bytes;
-  s.syncs = counters_.syncs;
   if (cache_) {
     hio_cache_stats cs{};
     hio_cache_stats_get(cache_, &cs);

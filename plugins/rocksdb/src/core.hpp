@@ -16,6 +16,16 @@ namespace hybridio::rocksdb {
 
 class Core;
 
+// Counted by one thread, read by any: a plain load and store, no locked add.
+struct Counters {
+  std::atomic<uint64_t> reads{0}, read_bytes{0}, multi_reads{0}, async_reads{0};
+  std::atomic<uint64_t> writes{0}, write_bytes{0}, syncs{0};
+  static void add(std::atomic<uint64_t>& c, uint64_t n) {
+    c.store(c.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
+  }
+  void add_to(Stats* s) const;
+};
+
 // A thread's queue: RocksDB calls a file from many threads, and each thread
 // waits for its own I/O under the strategy, so that the adaptive strategy
 // measures the contention of the thread that waits.
@@ -24,11 +34,7 @@ struct ThreadQueue {
   ~ThreadQueue();
   std::shared_ptr<Core> core;
   hio_queue* q;
-};
-
-struct Counters {
-  std::atomic<uint64_t> reads{0}, read_bytes{0}, multi_reads{0}, async_reads{0};
-  std::atomic<uint64_t> writes{0}, write_bytes{0}, syncs{0};
+  Counters counters;  // this thread's I/O through the core
 };
 
 class Core : public std::enable_shared_from_this<Core> {
@@ -40,7 +46,6 @@ class Core : public std::enable_shared_from_this<Core> {
   const Config& config() const { return cfg_; }
   hio_engine* engine() const { return engine_; }
   hio_cache* cache() const { return cache_; }
-  Counters& counters() { return counters_; }
 
   // The calling thread's queue, made on its first I/O; nullptr with *err set.
   std::shared_ptr<ThreadQueue> ThisThreadQueue(std::string* err);
@@ -51,12 +56,11 @@ class Core : public std::enable_shared_from_this<Core> {
  private:
   friend struct ThreadQueue;
   explicit Core(const Config& cfg) : cfg_(cfg) {}
-  void Retire(hio_queue* q);
+  void Retire(const ThreadQueue& tq);
 
   Config cfg_;
   hio_engine* engine_ = nullptr;
   hio_cache* cache_ = nullptr;
-  Counters counters_;
   std::atomic<bool> reported_{false};
   std::mutex mu_;  // below
   std::vector<std::weak_ptr<ThreadQueue>> live_;

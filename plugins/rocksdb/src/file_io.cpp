@@ -23,10 +23,26 @@ int reap(hio_handle* h, unsigned min) {
   return n;
 }
 
+uint64_t new_id() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+// Each thread's last few (file, handle) pairs: most reads find their handle
+// here without the file's lock.
+struct Recent {
+  uint64_t id = 0;
+  hio_handle* h = nullptr;
+  ThreadQueue* tq = nullptr;
+};
+constexpr unsigned kRecent = 8;
+thread_local Recent recent[kRecent];
+thread_local unsigned recent_next = 0;
+
 }  // namespace
 
 FileIo::FileIo(std::shared_ptr<Core> core, std::string path, Mode mode)
-    : core_(std::move(core)), path_(std::move(path)), mode_(mode) {
+    : core_(std::move(core)), id_(new_id()), path_(std::move(path)), mode_(mode) {
   const Config& c = core_->config();
   align_ = c.direct || c.cache_mb ? kPage : 1;
 }
@@ -38,16 +54,26 @@ IOStatus FileIo::Error(const char* what, uint64_t offset, int err) {
                                       std::strerror(err) + " (errno " + std::to_string(err) + ")");
 }
 
-IOStatus FileIo::Handle(hio_handle** out) {
+IOStatus FileIo::Handle(hio_handle** out, ThreadQueue** tq_out) {
+  uint64_t id = id_.load(std::memory_order_relaxed);
+  for (const Recent& r : recent)
+    if (r.id == id) {
+      *out = r.h;
+      if (tq_out) *tq_out = r.tq;
+      return IOStatus::OK();
+    }
   std::string err;
   auto tq = core_->ThisThreadQueue(&err);
   if (!tq) return IOStatus::IOError(path_, err);
+  auto remember = [&](hio_handle* h) {
+    recent[recent_next++ % kRecent] = Recent{id, h, tq.get()};
+    *out = h;
+    if (tq_out) *tq_out = tq.get();
+    return IOStatus::OK();
+  };
   std::lock_guard<std::mutex> g(mu_);
   for (auto& b : handles_)
-    if (b.tq == tq) {
-      *out = b.h;
-      return IOStatus::OK();
-    }
+    if (b.tq == tq) return remember(b.h);
   const Config& c = core_->config();
   hio_handle_opts o{};
   o.open.flags = (c.direct ? HIO_OPEN_DIRECT : 0u) | (mode_ == Mode::kRead ? HIO_OPEN_RDONLY : 0u);
@@ -58,11 +84,10 @@ IOStatus FileIo::Handle(hio_handle** out) {
   if (hio_handle_open(core_->engine(), path_.c_str(), &o, &h) < 0)
     return IOStatus::IOError(path_, std::string("hybridio open: ") + hio_last_error());
   handles_.push_back(Bound{tq, h});
-  *out = h;
-  return IOStatus::OK();
+  return remember(h);
 }
 
-bool FileIo::Prepare(uint64_t size, PageRead* r) {
+bool FileIo::Prepare(uint64_t size, PageRead* r, bool reuse) {
   if (r->offset >= size || r->len == 0) {
     r->len = 0;
     return false;
@@ -73,8 +98,15 @@ bool FileIo::Prepare(uint64_t size, PageRead* r) {
   char* into = r->dst;
   r->skip = size_t(r->offset - a0);
   if (a0 != r->offset || a1 != end || reinterpret_cast<uintptr_t>(r->dst) % align_) {
-    r->bounce.reset(static_cast<char*>(std::aligned_alloc(kPage, up(a1 - a0, kPage))));
-    into = r->bounce.get();
+    size_t need = up(a1 - a0, kPage);
+    thread_local std::unique_ptr<char, void (*)(void*)> mine{nullptr, &std::free};
+    thread_local size_t mine_size = 0;
+    if (reuse && need > mine_size) {
+      mine.reset(static_cast<char*>(std::aligned_alloc(kPage, need)));
+      mine_size = need;
+    }
+    if (!reuse) r->owned.reset(static_cast<char*>(std::aligned_alloc(kPage, need)));
+    into = r->bounce = reuse ? mine.get() : r->owned.get();
   }
   r->op = Op{};
   r->op.io = hio_io{HIO_OP_READ, 0, into, uint32_t(a1 - a0), a0, 0};
@@ -99,12 +131,11 @@ IOStatus FileIo::WaitFor(hio_handle* h, Op* op) {
   return IOStatus::OK();
 }
 
-size_t FileIo::Finish(const PageRead& r) {
+size_t FileIo::Finish(const PageRead& r, Counters& n) {
   size_t got = size_t(r.op.res) > r.skip ? std::min(size_t(r.op.res) - r.skip, r.len) : 0;
-  if (r.bounce && got) std::memcpy(r.dst, r.bounce.get() + r.skip, got);
-  auto& n = core_->counters();
-  n.reads.fetch_add(1, std::memory_order_relaxed);
-  n.read_bytes.fetch_add(got, std::memory_order_relaxed);
+  if (r.bounce && got) std::memcpy(r.dst, r.bounce + r.skip, got);
+  Counters::add(n.reads, 1);
+  Counters::add(n.read_bytes, got);
   return got;
 }
 
@@ -114,19 +145,26 @@ IOStatus FileIo::Read(uint64_t size, uint64_t offset, size_t len, char* dst, siz
   r.len = len;
   r.dst = dst;
   *got = 0;
-  if (!Prepare(size, &r)) return IOStatus::OK();
+  if (!Prepare(size, &r, /*reuse=*/true)) return IOStatus::OK();
   hio_handle* h = nullptr;
-  IOStatus s = Handle(&h);
-  if (s.ok()) s = Submit(h, &r.op);
-  if (s.ok()) s = WaitFor(h, &r.op);
-  if (s.ok()) *got = Finish(r);
+  ThreadQueue* tq = nullptr;
+  IOStatus s = Handle(&h, &tq);
+  if (!s.ok()) return s;
+  // One read, waited for at once: the handle's synchronous path submits and
+  // waits in one system call.
+  int64_t n = hio_handle_read(h, r.op.io.buf, r.op.io.len, r.op.io.offset);
+  if (n < 0) return IOStatus::IOError(path_, std::string("hybridio ") + hio_last_error());
+  r.op.res = int32_t(n);
+  *got = Finish(r, tq->counters);
   return s;
 }
 
 void FileIo::ReadBatch(uint64_t size, std::vector<PageRead*>& reads, std::vector<IOStatus>* st) {
   st->assign(reads.size(), IOStatus::OK());
   hio_handle* h = nullptr;
-  IOStatus s = Handle(&h);
+  ThreadQueue* tq = nullptr;
+  IOStatus s = Handle(&h, &tq);
+  if (s.ok()) Counters::add(tq->counters.multi_reads, 1);
   std::vector<bool> sent(reads.size(), false);
   for (size_t i = 0; i < reads.size(); i++) {
     if (!s.ok()) {
@@ -140,28 +178,29 @@ void FileIo::ReadBatch(uint64_t size, std::vector<PageRead*>& reads, std::vector
   for (size_t i = 0; i < reads.size(); i++) {
     if (!sent[i]) continue;
     (*st)[i] = WaitFor(h, &reads[i]->op);
-    if ((*st)[i].ok()) reads[i]->len = Finish(*reads[i]);
+    if ((*st)[i].ok()) reads[i]->len = Finish(*reads[i], tq->counters);
   }
 }
 
 IOStatus FileIo::Write(const char* buf, size_t len, uint64_t offset) {
   hio_handle* h = nullptr;
-  IOStatus s = Handle(&h);
+  ThreadQueue* tq = nullptr;
+  IOStatus s = Handle(&h, &tq);
   if (!s.ok()) return s;
   if (hio_handle_write(h, buf, uint32_t(len), offset) < 0)
     return IOStatus::IOError(path_, std::string("hybridio ") + hio_last_error());
-  auto& n = core_->counters();
-  n.writes.fetch_add(1, std::memory_order_relaxed);
-  n.write_bytes.fetch_add(len, std::memory_order_relaxed);
+  Counters::add(tq->counters.writes, 1);
+  Counters::add(tq->counters.write_bytes, len);
   return IOStatus::OK();
 }
 
 IOStatus FileIo::Sync() {
   hio_handle* h = nullptr;
-  IOStatus s = Handle(&h);
+  ThreadQueue* tq = nullptr;
+  IOStatus s = Handle(&h, &tq);
   if (!s.ok()) return s;
   if (hio_handle_flush(h) < 0) return IOStatus::IOError(path_, std::string("hybridio ") + hio_last_error());
-  core_->counters().syncs.fetch_add(1, std::memory_order_relaxed);
+  Counters::add(tq->counters.syncs, 1);
   return IOStatus::OK();
 }
 
@@ -170,6 +209,7 @@ IOStatus FileIo::Close() {
   {
     std::lock_guard<std::mutex> g(mu_);
     hs.swap(handles_);
+    id_ = new_id();  // the threads' cached handles are about to close
   }
   IOStatus first;
   for (auto& b : hs)

@@ -31,7 +31,8 @@ struct PageRead {
   uint64_t offset = 0;
   size_t len = 0;
   char* dst = nullptr;
-  std::unique_ptr<char, void (*)(void*)> bounce{nullptr, &std::free};
+  char* bounce = nullptr;  // where the device's data lands, if not in dst
+  std::unique_ptr<char, void (*)(void*)> owned{nullptr, &std::free};
   size_t skip = 0;  // bytes of the widened read before offset
 };
 
@@ -46,18 +47,20 @@ class FileIo {
   // Page size the handle needs offsets, lengths and buffers aligned to (1: none).
   uint32_t align() const { return align_; }
 
-  // The calling thread's handle on the file.
-  IOStatus Handle(hio_handle** out);
+  // The calling thread's handle on the file, and that thread's queue.
+  IOStatus Handle(hio_handle** out, ThreadQueue** tq = nullptr);
 
   // Reads up to len bytes at offset (fewer at the end of a file of `size`
   // bytes) into dst; *got: the bytes read.
   IOStatus Read(uint64_t size, uint64_t offset, size_t len, char* dst, size_t* got);
   // Prepares, submits and completes reads; each gets its own status.
   void ReadBatch(uint64_t size, std::vector<PageRead*>& reads, std::vector<IOStatus>* st);
-  bool Prepare(uint64_t size, PageRead* r);  // false: nothing to read (past the end)
+  // false: nothing to read (past the end). A bounce buffer is r's own, or
+  // with `reuse` the calling thread's (for a read finished before the next).
+  bool Prepare(uint64_t size, PageRead* r, bool reuse = false);
   IOStatus Submit(hio_handle* h, Op* op);
   IOStatus WaitFor(hio_handle* h, Op* op);
-  size_t Finish(const PageRead& r);  // copies out; the bytes read
+  size_t Finish(const PageRead& r, Counters& n);  // copies out and counts; the bytes read
 
   // Writes [offset, offset + len) from an aligned buffer, in one or more commands.
   IOStatus Write(const char* buf, size_t len, uint64_t offset);
@@ -70,6 +73,7 @@ class FileIo {
   IOStatus Error(const char* what, uint64_t offset, int err);
 
   std::shared_ptr<Core> core_;
+  std::atomic<uint64_t> id_;  // unique, renewed at Close: keys the threads' handle caches
   std::string path_;
   Mode mode_;
   uint32_t align_;

@@ -58,6 +58,7 @@ struct AsyncRead {
   void* cb_arg = nullptr;
   FileIo* io = nullptr;
   hio_handle* h = nullptr;
+  ThreadQueue* tq = nullptr;  // the reading thread's: counts the read
   bool finished = false;
   ~AsyncRead() {
     // RocksDB frees a request only after Poll or AbortIO; a buffer the
@@ -85,7 +86,6 @@ class RandomAccessFile : public rdb::FSRandomAccessFile {
   }
 
   IOStatus MultiRead(rdb::FSReadRequest* reqs, size_t num, const IOOptions&, IODebugContext*) override {
-    io_.core().counters().multi_reads.fetch_add(1, std::memory_order_relaxed);
     std::vector<PageRead> rs(num);
     std::vector<PageRead*> ptrs(num);
     for (size_t i = 0; i < num; i++) {
@@ -105,7 +105,6 @@ class RandomAccessFile : public rdb::FSRandomAccessFile {
 
   IOStatus ReadAsync(rdb::FSReadRequest& req, const IOOptions&, std::function<void(const rdb::FSReadRequest&, void*)> cb,
                      void* cb_arg, void** io_handle, rdb::IOHandleDeleter* del_fn, IODebugContext*) override {
-    io_.core().counters().async_reads.fetch_add(1, std::memory_order_relaxed);
     auto a = std::make_unique<AsyncRead>();
     a->r.offset = req.offset;
     a->r.len = req.len;
@@ -115,7 +114,8 @@ class RandomAccessFile : public rdb::FSRandomAccessFile {
     a->cb_arg = cb_arg;
     IOStatus s;
     if (io_.Prepare(size_, &a->r)) {
-      s = io_.Handle(&a->h);
+      s = io_.Handle(&a->h, &a->tq);
+      if (s.ok()) Counters::add(a->tq->counters.async_reads, 1);
       if (s.ok()) s = io_.Submit(a->h, &a->r.op);
       if (s.ok()) a->io = &io_;
     }
@@ -299,7 +299,7 @@ IOStatus PollAsync(void* io_handle, bool call_back) {
   IOStatus s = a->io->WaitFor(a->h, &a->r.op);
   a->finished = true;
   a->req.status = s;
-  a->req.result = Slice(a->req.scratch, s.ok() ? a->io->Finish(a->r) : 0);
+  a->req.result = Slice(a->req.scratch, s.ok() ? a->io->Finish(a->r, a->tq->counters) : 0);
   if (call_back) a->cb(a->req, a->cb_arg);
   return IOStatus::OK();
 }
