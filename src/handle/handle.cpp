@@ -340,14 +340,24 @@ int64_t Handle::sync_io(hio_op op, void* buf, uint32_t len, uint64_t offset) {
   // system call as the wait, unless a completion thread does the reaping.
   if (int r = submit_one(io, now_ns(), !cfg_.reaper); r < 0) return r;
   hio_completion c[1];
+  // Others' completions are set aside here, and stashed for their reaper only
+  // once ours has come: reap() hands out the stash first.
+  std::vector<hio_completion> others;
+  auto keep_others = [&] {
+    std::lock_guard<std::mutex> g(mu_);
+    stash_.insert(stash_.end(), others.begin(), others.end());
+  };
   for (;;) {
     int r = reap(c, 1, 1);
-    if (r < 0) return r;
+    if (r < 0) {
+      keep_others();
+      return r;
+    }
     if (r == 0) continue;
     if (c[0].tag == tag) break;
-    std::lock_guard<std::mutex> g(mu_);
-    stash_.push_back(c[0]);
+    others.push_back(c[0]);
   }
+  keep_others();
   if (op == HIO_OP_FLUSH && c[0].res < 0) return fail(-c[0].res, describe(c[0]));
   return sync_result(c[0], len, spec_);
 }

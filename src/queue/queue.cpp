@@ -227,7 +227,9 @@ int Queue::reap_locked(hio_completion* out, unsigned max, unsigned min) {
     s.busy = false;
     free_.push_back(uint32_t(c.user_data));
     io_.record(out[i]);
-    if (c.res >= 0) waiter_.observe(s.len, lat);
+    // A flush's latency (an fsync: milliseconds) says nothing of how long a
+    // read or write takes, and would stretch every hybrid sleep after it.
+    if (c.res >= 0 && s.op != HIO_OP_FLUSH) waiter_.observe(s.len, lat);
   }
   return got;
 }

@@ -492,3 +492,21 @@ TEST(HandleCxx, WrapperRoundTripAndErrors) {
 }
 
 }  // namespace
+
+// A synchronous read on a handle with an asynchronous command of the
+// caller's still in flight: the sync read returns, and the other
+// completion is left for the caller's next reap (a sync helper once
+// stashed it and took it straight back, forever).
+TEST(Handle, SyncReadBesideAnAsyncCommandInFlight) {
+  Engine e;
+  Handle h(e, "emu:pcie4,size=16m", opts(HIO_WAIT_INTERRUPT));
+  ASSERT_EQ(h.rc(), 0) << h.err();
+  Buf a = aligned_buf(kPage), b = aligned_buf(kPage);
+  hio_io io{HIO_OP_READ, 0, a.get(), kPage, 0, 42};
+  ASSERT_EQ(hio_handle_submit(h, &io, 1), 1) << hio_last_error();
+  EXPECT_EQ(hio_handle_read(h, b.get(), kPage, kPage), int64_t(kPage)) << hio_last_error();
+  hio_completion c{};
+  ASSERT_EQ(hio_handle_reap(h, &c, 1, 1), 1) << hio_last_error();
+  EXPECT_EQ(c.tag, 42u);
+  EXPECT_EQ(c.res, int32_t(kPage));
+}
