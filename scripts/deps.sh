@@ -4,11 +4,11 @@
 set -euo pipefail
 level=${1:-build}
 
-apt_pkgs=(cmake ninja-build g++ pkg-config liburing-dev nlohmann-json3-dev libisal-dev)
+apt_pkgs=(cmake ninja-build g++ pkg-config liburing-dev nlohmann-json3-dev libisal-dev librocksdb-dev)
 case "$level" in
   build) ;;
-  study) apt_pkgs+=(stress-ng) ;;
-  test) apt_pkgs+=(libgtest-dev fio stress-ng chromium) ;;
+  study) apt_pkgs+=(stress-ng rocksdb-tools) ;;
+  test) apt_pkgs+=(libgtest-dev fio stress-ng chromium rocksdb-tools) ;;
   bench) apt_pkgs+=(fio stress-ng) ;;
   *) echo "deps.sh: unknown level '$level' (build, study, test, bench)" >&2; exit 2 ;;
 esac

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds and runs every test: unit tests (GoogleTest), the same under
-# ASan+UBSan, the threaded suite under TSan, and hio-bench's command-line
-# tests and the study's tests (pytest). Stops at the first failure.
+# Builds and runs every test: unit tests and the RocksDB plugin's tests
+# (GoogleTest), the same under ASan+UBSan, the threaded suite under TSan,
+# and hio-bench's command-line tests, the study's tests and the plugin under
+# db_bench and ldb (pytest). Stops at the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -21,11 +22,12 @@ build build
 step "ASan+UBSan build + unit tests"
 build build-asan -DCMAKE_BUILD_TYPE=Debug -DHIO_SANITIZE=address,undefined
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 build-asan/tests/unit/hio-unit-tests
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 build-asan/plugins/rocksdb/tests/hio-rocksdb-tests
 
 step "TSan build + threaded tests"
 build build-tsan -DCMAKE_BUILD_TYPE=Debug -DHIO_SANITIZE=thread
 TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/unit/hio-unit-tests --gtest_filter='Threads*'
 
-step "hio-bench command-line tests, hio-study tests (pytest)"
+step "hio-bench command-line tests, hio-study tests, RocksDB plugin end to end (pytest)"
 # PYTHONPATH: test this checkout's study package, wherever one is installed.
-HIO_BENCH=build/hio-bench PYTHONPATH="$PWD/python" python3 -m pytest -q tests/cli tests/python
+HIO_BENCH=build/hio-bench HIO_BUILD=build PYTHONPATH="$PWD/python" python3 -m pytest -q tests/cli tests/python tests/plugin

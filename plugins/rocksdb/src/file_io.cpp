@@ -41,10 +41,9 @@ thread_local unsigned recent_next = 0;
 
 }  // namespace
 
-FileIo::FileIo(std::shared_ptr<Core> core, std::string path, Mode mode)
-    : core_(std::move(core)), id_(new_id()), path_(std::move(path)), mode_(mode) {
-  const Config& c = core_->config();
-  align_ = c.direct || c.cache_mb ? kPage : 1;
+FileIo::FileIo(std::shared_ptr<Core> core, std::string path, Mode mode, bool direct)
+    : core_(std::move(core)), id_(new_id()), path_(std::move(path)), mode_(mode), direct_(direct) {
+  align_ = direct || core_->config().cache_mb ? kPage : 1;
 }
 
 FileIo::~FileIo() { Close().PermitUncheckedError(); }
@@ -76,7 +75,7 @@ IOStatus FileIo::Handle(hio_handle** out, ThreadQueue** tq_out) {
     if (b.tq == tq) return remember(b.h);
   const Config& c = core_->config();
   hio_handle_opts o{};
-  o.open.flags = (c.direct ? HIO_OPEN_DIRECT : 0u) | (mode_ == Mode::kRead ? HIO_OPEN_RDONLY : 0u);
+  o.open.flags = (direct_ ? HIO_OPEN_DIRECT : 0u) | (mode_ == Mode::kRead ? HIO_OPEN_RDONLY : 0u);
   o.queue = tq->q;
   o.cache = core_->cache();
   o.readahead = c.readahead;

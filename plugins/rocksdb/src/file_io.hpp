@@ -39,7 +39,8 @@ struct PageRead {
 class FileIo {
  public:
   enum class Mode { kRead, kWrite };
-  FileIo(std::shared_ptr<Core> core, std::string path, Mode mode);
+  // direct: O_DIRECT for this file's handles.
+  FileIo(std::shared_ptr<Core> core, std::string path, Mode mode, bool direct);
   ~FileIo();  // closes the handles; errors were reported by Close()
 
   const std::string& path() const { return path_; }
@@ -76,6 +77,7 @@ class FileIo {
   std::atomic<uint64_t> id_;  // unique, renewed at Close: keys the threads' handle caches
   std::string path_;
   Mode mode_;
+  bool direct_;
   uint32_t align_;
   struct Bound {
     std::shared_ptr<ThreadQueue> tq;

@@ -15,7 +15,7 @@ using rdb::Slice;
 class SequentialFile : public rdb::FSSequentialFile {
  public:
   SequentialFile(std::shared_ptr<Core> core, const std::string& path, uint64_t size, bool direct)
-      : io_(std::move(core), path, FileIo::Mode::kRead), size_(size), direct_(direct) {}
+      : io_(core, path, FileIo::Mode::kRead, core->config().direct), size_(size), direct_(direct) {}
   // The calling thread's handle, opened now: an unusable file fails at open.
   IOStatus Open() {
     hio_handle* h = nullptr;
@@ -70,7 +70,7 @@ struct AsyncRead {
 class RandomAccessFile : public rdb::FSRandomAccessFile {
  public:
   RandomAccessFile(std::shared_ptr<Core> core, const std::string& path, uint64_t size, bool direct)
-      : io_(std::move(core), path, FileIo::Mode::kRead), size_(size), direct_(direct) {}
+      : io_(core, path, FileIo::Mode::kRead, core->config().direct), size_(size), direct_(direct) {}
   // The calling thread's handle, opened now: an unusable file fails at open.
   IOStatus Open() {
     hio_handle* h = nullptr;
@@ -144,16 +144,22 @@ class RandomAccessFile : public rdb::FSRandomAccessFile {
   bool direct_;
 };
 
-// Appends are gathered in a page-aligned buffer that Flush writes out; the
-// file's last, partial page is written whole (zero-padded) and again at the
-// next Flush, so the file may end in up to a page of zeros until Close cuts
-// it to its size. RocksDB's log reader treats such zeros as the end of the log.
+// Written through the page cache, as RocksDB's own files are, unless RocksDB
+// asks for direct writes (use_direct_io_for_flush_and_compaction): a Flush
+// must survive the process, and a WAL record per page written to the device
+// would make every Put wait for the disk.
+//
+// Appends are gathered in a page-aligned buffer that Flush writes out. Where
+// the handle needs whole pages (O_DIRECT or the block cache), the file's
+// last, partial page is written whole (zero-padded) and again at the next
+// Flush, so the file may end in up to a page of zeros until Close cuts it to
+// its size. RocksDB's log reader treats such zeros as the end of the log.
 class WritableFile : public rdb::FSWritableFile {
  public:
   static constexpr size_t kBuffer = 1 << 20;
 
   WritableFile(std::shared_ptr<Core> core, const std::string& path, const rdb::FileOptions& opts)
-      : rdb::FSWritableFile(opts), io_(std::move(core), path, FileIo::Mode::kWrite) {
+      : rdb::FSWritableFile(opts), io_(std::move(core), path, FileIo::Mode::kWrite, opts.use_direct_writes) {
     buf_.reset(static_cast<char*>(std::aligned_alloc(4096, kBuffer)));
   }
   ~WritableFile() override { Close(IOOptions(), nullptr).PermitUncheckedError(); }

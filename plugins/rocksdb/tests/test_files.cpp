@@ -22,6 +22,7 @@ namespace {
 struct Setup {
   const char* uri;
   const char* name;
+  bool direct_writes;  // RocksDB's use_direct_io_for_flush_and_compaction
 };
 
 std::string read_plain(const std::string& path) {
@@ -50,10 +51,15 @@ class Files : public ::testing::TestWithParam<Setup> {
   }
   // Writes data in appends of 1..9000 bytes with a Flush every few and a
   // Sync halfway, and closes.
+  rdb::FileOptions WriteOptions() const {
+    rdb::FileOptions fo;
+    fo.use_direct_writes = GetParam().direct_writes;
+    return fo;
+  }
   void Write(const std::string& data, bool reopen = false) {
     std::unique_ptr<rdb::FSWritableFile> w;
-    rdb::IOStatus s = reopen ? fs_->ReopenWritableFile(path_, rdb::FileOptions(), &w, nullptr)
-                             : fs_->NewWritableFile(path_, rdb::FileOptions(), &w, nullptr);
+    rdb::IOStatus s = reopen ? fs_->ReopenWritableFile(path_, WriteOptions(), &w, nullptr)
+                             : fs_->NewWritableFile(path_, WriteOptions(), &w, nullptr);
     ASSERT_TRUE(s.ok()) << s.ToString();
     std::mt19937 rng(7);
     uint64_t start = w->GetFileSize(io_, nullptr);
@@ -176,7 +182,7 @@ TEST_P(Files, SequentialReadAndReopenedAppend) {
 // What Sync acknowledges is in the file, whatever the cache policy, before Close.
 TEST_P(Files, SyncReachesTheFile) {
   std::unique_ptr<rdb::FSWritableFile> w;
-  ASSERT_TRUE(fs_->NewWritableFile(path_, rdb::FileOptions(), &w, nullptr).ok());
+  ASSERT_TRUE(fs_->NewWritableFile(path_, WriteOptions(), &w, nullptr).ok());
   std::string data = random_bytes(10000, 6);
   ASSERT_TRUE(w->Append(data, io_, nullptr).ok());
   ASSERT_TRUE(w->Sync(io_, nullptr).ok());
@@ -190,12 +196,13 @@ TEST_P(Files, SyncReachesTheFile) {
 
 INSTANTIATE_TEST_SUITE_P(
     Setups, Files,
-    ::testing::Values(Setup{"hybridio://?wait=interrupt", "InterruptDirect"},
-                      Setup{"hybridio://?wait=poll&cache_mb=4", "PollDirectCached"},
-                      Setup{"hybridio://?wait=hybrid&direct=0", "HybridBuffered"},
-                      Setup{"hybridio://?wait=adaptive&cache_mb=4&cache_policy=write_back", "AdaptiveWriteBack"},
+    ::testing::Values(Setup{"hybridio://?wait=interrupt", "InterruptDirect", true},
+                      Setup{"hybridio://?wait=interrupt", "InterruptDirectReadsOnly", false},
+                      Setup{"hybridio://?wait=poll&cache_mb=4", "PollDirectCached", false},
+                      Setup{"hybridio://?wait=hybrid&direct=0", "HybridBuffered", false},
+                      Setup{"hybridio://?wait=adaptive&cache_mb=4&cache_policy=write_back", "AdaptiveWriteBack", true},
                       Setup{"hybridio://?wait=poll&direct=0&cache_mb=1&cache_policy=write_back&readahead=on",
-                            "PollBufferedWriteBackReadahead"}),
+                            "PollBufferedWriteBackReadahead", false}),
     [](const auto& i) { return std::string(i.param.name); });
 
 TEST(FilesErrors, MissingFileAndNoDirectIo) {
