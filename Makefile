@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: build test study strategies bench-fio bench-adaptive bench-handles clean
+.PHONY: build test study strategies bench-fio bench-adaptive bench-handles bench-rocksdb clean
 
 build:
 	scripts/deps.sh build
@@ -40,6 +40,14 @@ bench-adaptive: build
 # read-ahead, split queues): python3 -m hybridio.handles --help for options.
 bench-handles: build
 	PYTHONPATH="$(CURDIR)/python" python3 -m hybridio.handles --hio-bench $(BUILD)/hio-bench
+
+# The RocksDB study (docs/rocksdb-study.md): db_bench's mixgraph on Posix and
+# on hybridio's RocksDB plugin, alone and beside a co-runner on its core
+# (about 33 min; ROCKSDB_ARGS=--quick for about 5).
+bench-rocksdb: build
+	scripts/deps.sh study
+	PYTHONPATH="$(CURDIR)/python" python3 -m hybridio.rocksdb_study \
+		--plugin $(BUILD)/plugins/rocksdb/libhybridio-rocksdb.so $(ROCKSDB_ARGS)
 
 clean:
 	rm -rf build build-asan build-tsan

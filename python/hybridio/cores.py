@@ -5,6 +5,15 @@ from pathlib import Path
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 
 
+def remove_group(group):
+    """Removes a cgroup the study made; one still in use is left behind."""
+    if group:
+        try:
+            os.rmdir(group)
+        except OSError:
+            pass
+
+
 class CoreLimit:
     """Holds the I/O and the co-runner on `cpus`.
 
@@ -39,8 +48,4 @@ class CoreLimit:
                 pass  # the process already ended
 
     def close(self):
-        if self.group:
-            try:
-                os.rmdir(self.group)
-            except OSError:
-                pass
+        remove_group(self.group)

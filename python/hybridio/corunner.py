@@ -27,6 +27,43 @@ def parse_yaml_ops(text):
     return sum(float(r) for r in rates)
 
 
+def signal_group(proc, sig):
+    try:
+        os.killpg(proc.pid, sig)
+    except ProcessLookupError:
+        pass
+
+
+class DutyCycle:
+    """Holds a process group (started with start_new_session) to `load_pct`
+    of the CPU by stopping and continuing it every `period` seconds, as
+    cpulimit does. start() begins, stop() ends with the group running."""
+
+    def __init__(self, proc, load_pct, period=0.01):
+        self.proc, self.load, self.period = proc, load_pct, period
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def start(self):
+        self._thread.start()
+        return self
+
+    def _run(self):
+        on = self.period * self.load / 100
+        while not self._stop.is_set() and self.proc.poll() is None:
+            time.sleep(on)
+            signal_group(self.proc, signal.SIGSTOP)
+            time.sleep(self.period - on)
+            signal_group(self.proc, signal.SIGCONT)
+
+    def stop(self):
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join()
+        if self.proc.poll() is None:
+            signal_group(self.proc, signal.SIGCONT)
+
+
 class CoRunner:
     """stress-ng on `cpus` for `seconds`, at `load_pct` percent of each core.
 
@@ -46,7 +83,6 @@ class CoRunner:
         self.kind, self.load, self.cpus, self.seconds = kind, load_pct, cpus, int(seconds)
         self.proc = None
         self._yaml = None
-        self._stop = threading.Event()
         self._duty = None
 
     def command(self, yaml_path):
@@ -67,23 +103,8 @@ class CoRunner:
         self.proc = subprocess.Popen(self.command(self._yaml), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                      start_new_session=True)
         if self.kind == "memory" and self.load < 100:
-            self._duty = threading.Thread(target=self._duty_cycle, daemon=True)
-            self._duty.start()
+            self._duty = DutyCycle(self.proc, self.load).start()
         return self
-
-    def _duty_cycle(self, period=0.01):
-        on = period * self.load / 100
-        while not self._stop.is_set() and self.proc.poll() is None:
-            time.sleep(on)
-            self._signal(signal.SIGSTOP)
-            time.sleep(period - on)
-            self._signal(signal.SIGCONT)
-
-    def _signal(self, sig):
-        try:
-            os.killpg(self.proc.pid, sig)
-        except ProcessLookupError:
-            pass
 
     def result(self):
         """Waits for the run to end; returns its bogo ops per second."""
@@ -92,23 +113,22 @@ class CoRunner:
         except subprocess.TimeoutExpired:
             self.kill()
             raise RuntimeError(f"stress-ng did not finish within {self.seconds + 30} s")
-        self._stop.set()
+        if self._duty:
+            self._duty.stop()
         if self.proc.returncode != 0:
             raise RuntimeError(f"stress-ng failed ({self.proc.returncode}): {err.decode(errors='replace').strip()}")
         with open(self._yaml) as f:
             return parse_yaml_ops(f.read())
 
     def kill(self):
-        self._stop.set()
+        if self._duty:
+            self._duty.stop()
         if self.proc and self.proc.poll() is None:
-            self._signal(signal.SIGCONT)
-            self._signal(signal.SIGKILL)
+            signal_group(self.proc, signal.SIGKILL)
             self.proc.wait()
 
     def __exit__(self, *exc):
         self.kill()
-        if self._duty:
-            self._duty.join()
         if self._yaml and os.path.exists(self._yaml):
             os.unlink(self._yaml)
         return False

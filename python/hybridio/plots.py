@@ -19,7 +19,7 @@ def _strategies(rows):
     return sorted({r["strategy"] for r in rows})
 
 
-def _save(fig, title, path):
+def save_figure(fig, title, path):
     fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(path, dpi=90)
@@ -52,7 +52,7 @@ def normalized(rows, target, path):
         ax.set_title(title)
         ax.axhline(1.0, color="grey", linewidth=0.8)
     axes[0].legend()
-    return _save(fig, f"{target}: both tenants, normalised to running alone", path)
+    return save_figure(fig, f"{target}: both tenants, normalised to running alone", path)
 
 
 def interference(rows, target, path):
@@ -72,7 +72,7 @@ def interference(rows, target, path):
         ax.set_title(title)
         ax.set_ylim(bottom=0)
     axes[0].legend()
-    return _save(fig, f"{target}: against the interference degree", path)
+    return save_figure(fig, f"{target}: against the interference degree", path)
 
 
 def scaling(rows, target, path):
@@ -92,7 +92,7 @@ def scaling(rows, target, path):
     ax.set_ylabel("IOPS")
     ax.set_ylim(bottom=0)
     ax.legend(fontsize=8)
-    return _save(fig, f"{target}: IOPS vs threads", path)
+    return save_figure(fig, f"{target}: IOPS vs threads", path)
 
 
 def draw_all(rows, targets, plot_dir):
@@ -139,7 +139,7 @@ def timeline(runs, target, path):
     bottom.set_xlabel("time (s)")
     bottom.legend(loc="upper left", fontsize=8)
     twin.legend(loc="upper right", fontsize=8)
-    return _save(fig, f"{target}: the co-runner starts and stops", path)
+    return save_figure(fig, f"{target}: the co-runner starts and stops", path)
 
 
 # --- the handle experiments (hybridio.handles) ---
@@ -170,7 +170,7 @@ def handle_queues(found, path):
     twin.set_ylim(0, 105)
     ax.legend(lines, [ln.get_label() for ln in lines], fontsize=8, loc="best")
     emulated = all(r.get("device") == "emulated" for r in rows)
-    return _save(fig, f"Dedicated and shared queues{' (emulated SSD)' if emulated else ''}", path)
+    return save_figure(fig, f"Dedicated and shared queues{' (emulated SSD)' if emulated else ''}", path)
 
 
 def _period_x(p, spin_x):
@@ -219,7 +219,7 @@ def handle_poll_period(found, target, path):
         ax.set_ylim(bottom=0)
     axes[0].legend(fontsize=8, ncol=2)
     emulated = all(r.get("target") == "emulated" for r in rows)
-    return _save(fig, f"{'emulated SSD' if emulated else target}: the completion thread's polling period "
+    return save_figure(fig, f"{'emulated SSD' if emulated else target}: the completion thread's polling period "
                       f"(★ auto at its mean period)", path)
 
 

@@ -293,7 +293,11 @@ def run(a, cfg):
 
 
 def main(argv=None):
-    a = parse_args(sys.argv[1:] if argv is None else argv)
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["rocksdb"]:
+        from . import rocksdb_study
+        return rocksdb_study.main(argv[1:])
+    a = parse_args(argv)
     try:
         cfg = resolve(a)
     except UsageError as e:

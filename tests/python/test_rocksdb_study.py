@@ -1,0 +1,399 @@
+"""The RocksDB study (hio-study rocksdb): db_bench's output parsed, the
+claims' arithmetic, the plan and the command lines, the page-cache limit on
+a fake cgroup tree, bad input, and one tiny real run through Posix."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import stress_ng_pids
+from hybridio import dbbench, pagecache, rocksdb_findings as rf, rocksdb_study as rs
+
+DATA = Path(__file__).parent / "data"
+HAVE_DB_BENCH = shutil.which("db_bench") is not None
+needs_db_bench = pytest.mark.skipif(not HAVE_DB_BENCH, reason="db_bench is not installed (rocksdb-tools)")
+
+
+# --- db_bench's output ---
+
+def test_parse_mixgraph():
+    r = dbbench.parse((DATA / "dbbench-mixgraph.txt").read_text(), "mixgraph")
+    assert (r["benchmark"], r["ops_per_s"], r["micros_per_op"], r["operations"]) == ("mixgraph", 80347.0, 12.446, 80999)
+    assert r["mix"] == {"gets": 67252, "puts": 11336, "seeks": 2411}
+    h = r["histograms"]
+    assert set(h) == {"read", "write", "seek"}
+    assert (h["read"]["count"], h["read"]["p99"], h["write"]["p99"], h["seek"]["p99"]) == (67252, 45.55, 29.36, 1823.01)
+    assert all(sum(n for _, _, n in x["buckets"]) == x["count"] for x in h.values())
+    # The buckets give back the printed percentiles: RocksDB's own interpolation.
+    for x in h.values():
+        assert dbbench.percentile([x], 99) == pytest.approx(x["p99"], abs=0.006)
+        assert dbbench.percentile([x], 50) == pytest.approx(x["p50"], abs=0.006)
+    # Over all operations the slow 3% of Seeks own the top percent.
+    assert h["read"]["p99"] < r["p99_us"] < h["seek"]["p99"]
+
+
+def test_parse_readrandom_and_its_first_bucket():
+    r = dbbench.parse((DATA / "dbbench-readrandom.txt").read_text(), "readrandom")
+    assert (r["ops_per_s"], r["micros_per_op"], r["mix"]) == (226510.0, 4.415, None)
+    read = r["histograms"]["read"]
+    assert read["buckets"][0] == (0, 1, 7678)  # printed "[ 0, 1 ]"
+    assert sum(n for _, _, n in read["buckets"]) == read["count"] == 226999
+    assert r["p99_us"] == pytest.approx(9.89, abs=0.006)
+
+
+def test_parse_without_a_result_line():
+    with pytest.raises(ValueError, match="no result line"):
+        dbbench.parse("Initializing RocksDB Options from command-line flags\n")
+    with pytest.raises(ValueError, match="no readrandom result"):
+        dbbench.parse((DATA / "dbbench-mixgraph.txt").read_text(), "readrandom")
+
+
+def test_percentile_of_merged_histograms():
+    a = {"min": 1, "max": 10, "buckets": [(0, 10, 90)]}
+    b = {"min": 50, "max": 100, "buckets": [(50, 100, 10)]}
+    assert dbbench.percentile([a, b], 50) == pytest.approx(10 * 50 / 90)
+    assert dbbench.percentile([a, b], 99) == pytest.approx(50 + 50 * 0.9)
+    assert dbbench.percentile([a, b], 100) == 100.0
+    assert dbbench.percentile([{"min": 0, "max": 0, "buckets": []}], 99) is None
+
+
+def test_a_failing_db_bench_names_the_command_and_its_last_lines(tmp_path):
+    cmd = [sys.executable, "-c", "import sys; sys.stderr.write('... finished 100 ops\\rInvalid argument: "
+                                 "hybridio URI: bad value\\n'); sys.exit(1)"]
+    with pytest.raises(RuntimeError) as e:
+        dbbench.run(cmd, tmp_path / "o", tmp_path / "e", 30)
+    head, tail = str(e.value).split("\n", 1)
+    assert "failed (exit 1)" in head and sys.executable in head
+    assert tail.strip() == "Invalid argument: hybridio URI: bad value"  # without the progress line
+
+
+def test_a_run_past_its_time_is_killed(tmp_path):
+    t0 = time.monotonic()
+    with pytest.raises(RuntimeError, match="did not finish within 0.5 s"):
+        dbbench.run([sys.executable, "-c", "import time; time.sleep(30)"], tmp_path / "o", tmp_path / "e", 0.5)
+    assert time.monotonic() - t0 < 5
+
+
+# --- the database between runs ---
+
+def test_reset_links_tables_copies_the_rest_and_leaves_the_loaded_db_alone(tmp_path):
+    loaded, work = tmp_path / "loaded", tmp_path / "work"
+    loaded.mkdir()
+    for name, text in (("000012.sst", "table"), ("MANIFEST-000005", "m"), ("CURRENT", "MANIFEST-000005\n"),
+                       ("LOCK", ""), ("LOG", "log"), ("LOG.old.1", "old")):
+        (loaded / name).write_text(text)
+    (tmp_path / "work").mkdir()
+    (work / "000099.sst").write_text("left by the last run")
+    dbbench.reset(loaded, work)
+    assert sorted(p.name for p in work.iterdir()) == ["000012.sst", "CURRENT", "MANIFEST-000005"]
+    assert (work / "000012.sst").stat().st_ino == (loaded / "000012.sst").stat().st_ino
+    (work / "MANIFEST-000005").write_text("changed by a run")
+    assert (loaded / "MANIFEST-000005").read_text() == "m"
+    dbbench.drop_cached(work)  # every file, no error
+    assert dbbench.db_bytes(loaded) == len("table")
+
+
+# --- the plan and the commands ---
+
+def test_default_plan():
+    a = rs.parse_args([])
+    cells, sweep = rs.cells_for(rs.EXPERIMENTS, list(rf.CONFIGS), rs.parse_ratios(a.ratios),
+                                rs.parse_degrees(a.degrees))
+    assert sweep == 5.0 and len(set(cells)) == len(cells)
+    mix = [c for c in cells if c.workload == "mixgraph"]
+    # per configuration: 6 degrees + 100% at 5:1; 2:1 and 10:1 alone and at 50%
+    assert len(mix) == 6 * (6 + 1 + 4)
+    assert {(c.config, c.ratio, c.degree) for c in cells if c.workload == "readrandom"} == {
+        ("posix-direct", 5.0, 0), ("hybridio-interrupt", 5.0, 0)}
+    assert len(cells) * int(a.repeats) * (int(a.runtime) + rs.RUN_OVERHEAD_S) / 60 < 35
+
+
+def test_plan_options():
+    cells, sweep = rs.cells_for(["sweep", "readrandom"], ["posix"], [2.0, 10.0], [0, 30])
+    assert sweep == 2.0  # the middle of the ratios (the lower one of two)
+    assert [(c.config, c.ratio, c.degree) for c in cells] == [("posix", 2.0, 0), ("posix", 2.0, 30)]
+    assert rs.parse_ratios("10:1, 2,5:1") == [2.0, 5.0, 10.0]
+    assert rs.parse_degrees("50,10") == [0, 10, 50]
+
+
+def test_budgets_and_the_plugin_uri():
+    assert rs.budgets(2_000 * pagecache.MIB, [2.0, 5.0, 10.0]) == {2.0: 1000, 5.0: 400, 10.0: 200}
+    assert rs.budgets(1000, [5.0]) == {5.0: 1}
+    assert rs.plugin_uri("adaptive", 400, "/o/raw/1.stats.json") == \
+        "hybridio://?wait=adaptive&cache_mb=400&direct=1&stats=/o/raw/1.stats.json"
+
+
+def runner(tmp_path, **over):
+    a = rs.parse_args(["--db-bench", "db_bench", "--plugin", "/p/libhybridio-rocksdb.so", *sum(
+        ([f"--{k}", str(v)] for k, v in over.items()), [])])
+    a.runtime, a.repeats = int(a.runtime), int(a.repeats)
+    cfg = {"num": 1000, "core": 1, "ratios": [2.0, 5.0], "plugin": Path(a.plugin), "out": tmp_path,
+           "dir": tmp_path}
+    limit = pagecache.PageCacheLimit(root=tmp_path / "no-cgroups", proc_cgroup="")
+    return rs.Runner(a, cfg, {"path": str(tmp_path / "loaded"), "size_bytes": 1000 * pagecache.MIB}, limit)
+
+
+def test_commands_per_configuration(tmp_path):
+    r = runner(tmp_path)
+    posix = r.command(rs.Cell("mixgraph", "posix", 5.0, 0), 1000, None, 9)
+    assert posix[:4] == ["taskset", "-c", "1", "db_bench"]
+    assert {"--benchmarks=mixgraph", "--use_existing_db=1", "--duration=9", "--threads=1", "--histogram=1",
+            "--statistics=0", "--mix_get_ratio=0.83", "--mix_put_ratio=0.14", "--mix_seek_ratio=0.03",
+            "--keyrange_num=30", f"--cache_size={200 * pagecache.MIB}", "--use_direct_reads=0", "--seed=1000",
+            f"--db={tmp_path / 'work'}", "--num=1000", "--key_size=16", "--value_size=1000"} <= set(posix)
+    assert not any(x.startswith(("--fs_uri", "--sine")) for x in posix)
+    assert "--use_direct_reads=1" in r.command(rs.Cell("mixgraph", "posix-direct", 2.0, 50), 1000, None, 9)
+    poll = r.command(rs.Cell("mixgraph", "hybridio-poll", 2.0, 50), 1001, "/s.json", 9)
+    assert poll[:5] == ["taskset", "-c", "1", "env", "LD_PRELOAD=/p/libhybridio-rocksdb.so"]
+    assert "--fs_uri=hybridio://?wait=poll&cache_mb=500&direct=1&stats=/s.json" in poll
+    assert f"--cache_size={500 * pagecache.MIB}" in poll and "--use_direct_reads=0" in poll
+    rr = r.command(rs.Cell("readrandom", "hybridio-interrupt", 5.0, 0), 1000, "/s.json", 9)
+    assert "--benchmarks=readrandom" in rr and "--fs_uri=hybridio://?wait=interrupt&cache_mb=0&direct=1" \
+                                                 "&stats=/s.json" in rr
+    assert not any(x.startswith("--mix_") for x in rr)
+
+
+def test_the_co_runner_per_degree(tmp_path):
+    assert runner(tmp_path).corunner(0).__enter__() is None
+    co = runner(tmp_path).corunner(30)
+    assert "--cpu-load=30" in co.command("/y") and "--taskset=1" in co.command("/y")
+    fill = runner(tmp_path, corunner="dbbench").corunner(30)
+    assert isinstance(fill, dbbench.FillCoRunner) and fill.load == 30
+    assert fill.cmd[:4] == ["taskset", "-c", "1", "db_bench"] and "--benchmarks=fillrandom" in fill.cmd
+
+
+# --- the page-cache limit, on a fake cgroup tree ---
+
+def fake_v1(tmp_path):
+    root = tmp_path / "cg"
+    (root / "memory" / "study").mkdir(parents=True)
+    (root / "memory" / "memory.limit_in_bytes").write_text("9223372036854771712\n")
+    return root, "9:pids:/\n4:memory:/study\n0::/\n"
+
+
+def test_page_cache_limit_follows_anonymous_memory(tmp_path, monkeypatch):
+    monkeypatch.setattr(pagecache, "GRACE_S", 0.0)
+    root, proc = fake_v1(tmp_path)
+    limit = pagecache.PageCacheLimit(root=root, proc_cgroup=proc)
+    group = root / "memory" / "study" / f"hybridio-rocksdb-{os.getpid()}"
+    assert limit.group == group and "v1" in limit.how
+    assert limit.wrap(["db_bench"])[-2:] == [str(group / "cgroup.procs"), "db_bench"]
+    (group / "memory.oom_control").write_text("oom_kill_disable 0\nunder_oom 0\noom_kill 2\n")
+    mib = pagecache.MIB
+    tracker = limit.start(100 * mib)
+    assert int((group / "memory.limit_in_bytes").read_text()) == 100 * mib + pagecache.START_SLACK
+    (group / "memory.stat").write_text(f"cache {130 * mib}\nrss {300 * mib}\nmapped_file {10 * mib}\n")
+    tracker.tick()
+    assert int((group / "memory.limit_in_bytes").read_text()) == 410 * mib + pagecache.SLACK
+    assert tracker.result() == {"pagecache_peak_mib": 120.0, "anon_peak_mib": 300.0}
+    assert not tracker.oom_killed()
+    (group / "memory.oom_control").write_text("oom_kill_disable 0\nunder_oom 0\noom_kill 3\n")
+    assert tracker.oom_killed()
+
+
+def test_no_memory_cgroup_means_no_limit(tmp_path):
+    limit = pagecache.PageCacheLimit(root=tmp_path, proc_cgroup="0::/\n")
+    assert limit.group is None and "not limited" in limit.how
+    assert limit.wrap(["db_bench"]) == ["db_bench"]
+    tracker = limit.start(1)
+    tracker.tick()
+    assert tracker.result() == {"pagecache_peak_mib": None, "anon_peak_mib": None}
+
+
+# --- the claims ---
+
+def row(config, ratio, degree, ops, lat=None, p99=None, workload="mixgraph"):
+    """A cell's medians as summarize gives them."""
+    return {**{f: None for f in rf.FIGURES}, "workload": workload, "config": config, "ratio": ratio,
+            "degree": degree, "ops_per_s": ops, "micros_per_op": lat if lat is not None else 1e6 / ops, "p99_us": p99}
+
+
+def test_summarize_medians_and_spread():
+    recs = [dict(row("posix", 5.0, 0, ops), budget_mib=1, round=i) for i, ops in enumerate((100.0, 300.0, 200.0))]
+    (cell,) = rf.summarize(recs)
+    assert cell["ops_per_s"] == 200.0 and cell["repeats"] == 3 and cell["spread_pct"] == 100.0
+    assert cell["cache_hit_ratio"] is None
+
+
+def test_adaptive_claim_met_and_not_met():
+    rows = [row("posix", 5.0, 0, 900.0), row("hybridio-adaptive", 5.0, 0, 100.0),  # alone: not judged
+            row("posix", 5.0, 10, 100.0), row("hybridio-adaptive", 5.0, 10, 95.0),   # exactly 0.95: met
+            row("hybridio-poll", 5.0, 50, 100.0), row("hybridio-adaptive", 5.0, 50, 99.0)]
+    c = rf.adaptive_claim(rows)
+    assert c["passed"] is True and [(x["degree"], x["passed"]) for x in c["cells"]] == [(10, True), (50, True)]
+    assert "in 2 of 2 contention cells" in c["sentence"] and c["sentence"].endswith(": met.")
+    c = rf.adaptive_claim(rows + [row("posix", 2.0, 50, 100.0), row("hybridio-adaptive", 2.0, 50, 94.0)])
+    assert c["passed"] is False and "missed at 2:1, 50%: 0.94 of posix" in c["sentence"]
+    assert c["sentence"].endswith("NOT met.")
+    assert rf.adaptive_claim([row("posix", 5.0, 10, 1.0)])["passed"] is None
+
+
+def pvi_rows(alone, contended):
+    """hybridio-poll / hybridio-interrupt ops/s ratios alone per ratio and contended per (ratio, degree)."""
+    rows = []
+    for (ratio, degree), x in list(alone.items()) + list(contended.items()):
+        rows += [row("hybridio-interrupt", ratio, degree, 1000.0, p99=100.0),
+                 row("hybridio-poll", ratio, degree, 1000.0 * x, p99=100.0 / x)]
+    return rows
+
+
+def test_poll_against_interrupt_met():
+    rows = pvi_rows({(2.0, 0): 1.0, (5.0, 0): 1.2}, {(5.0, 5): 1.0, (5.0, 10): 0.6, (5.0, 50): 0.4, (2.0, 50): 0.9})
+    r = rf.poll_vs_interrupt(rows, 5.0)
+    by = {(t["ratio"], t["degree"]): t for t in r["table"]}
+    assert by[(5.0, 0)]["verdict"] == "helps" and by[(5.0, 5)]["verdict"] == "tie" and \
+        by[(5.0, 10)]["verdict"] == "hurts"
+    assert by[(5.0, 10)]["ops_ratio"] == pytest.approx(0.6) and by[(5.0, 10)]["p99_ratio"] == pytest.approx(1 / 0.6)
+    assert [(c["id"], c["passed"]) for c in r["claims"]] == [("poll-alone", True), ("poll-contended", True)]
+    assert r["crossover_degree"] == 10
+    assert "polling hurts from 10% interference on" in r["sentences"][-1]
+
+
+def test_poll_against_interrupt_not_met():
+    rows = pvi_rows({(5.0, 0): 0.9}, {(5.0, 10): 0.5, (5.0, 30): 1.0, (5.0, 50): 0.5})
+    r = rf.poll_vs_interrupt(rows, 5.0)
+    assert [(c["id"], c["passed"]) for c in r["claims"]] == [("poll-alone", False), ("poll-contended", False)]
+    assert r["crossover_degree"] == 50  # it hurts at 10%, not at 30%, and again from 50%
+    assert all(s.endswith("NOT met.") for s in r["sentences"][:2])
+
+
+def test_readrandom_claim():
+    ok = rf.readrandom_claim([row("posix-direct", 5.0, 0, 1000.0, workload="readrandom"),
+                              row("hybridio-interrupt", 5.0, 0, 950.0, workload="readrandom")], 5.0)
+    assert ok["passed"] is True and ok["ratio"] == pytest.approx(0.95)
+    bad = rf.readrandom_claim([row("posix-direct", 5.0, 0, 1000.0, workload="readrandom"),
+                               row("hybridio-interrupt", 5.0, 0, 900.0, workload="readrandom")], 5.0)
+    assert bad["passed"] is False and bad["sentence"].endswith("(0.90x; claim: >= 0.95x): NOT met.")
+    assert rf.readrandom_claim([row("posix-direct", 5.0, 0, 1.0, workload="readrandom")], 5.0) is None
+
+
+def test_the_thesis_beside_ours():
+    rows = []
+    for config, alone, at10, full, lat_full in (("posix", 1000.0, 990.0, 570.0, 1.8),
+                                                ("hybridio-poll", 1120.0, 560.0, 360.0, 3.0),
+                                                ("hybridio-interrupt", 1000.0, 980.0, 600.0, 1.7)):
+        rows += [row(config, 5.0, 0, alone, lat=100.0), row(config, 5.0, 10, at10, lat=100.0),
+                 row(config, 5.0, 100, full, lat=100.0 * lat_full)]
+    t = {x["finding"]: x for x in rf.thesis_rows(rows, 5.0, [0, 10], [5.0])}
+    assert t["alone at 5:1: SPDK against Posix, ops/s"]["ours"] == "poll vs posix +12%, poll vs interrupt +12%"
+    assert t["alone at 5:1: SPDK against Posix, ops/s"]["thesis"] == "+12%"
+    assert t["10% interference at 5:1, ops/s against alone"]["ours"] == "poll -50%, posix -1%, interrupt -2%"
+    assert t["full co-runner (100%) at 5:1, ops/s against alone"]["ours"] == \
+        "poll -68%, posix -43%, interrupt -40%"
+    assert t["full co-runner (100%) at 5:1, mean latency against alone"]["ours"] == \
+        "poll +200%, posix +80%, interrupt +70%"
+    assert t["worst of hybridio-poll over the contention cells, against alone"]["ours"] == \
+        "latency +200%, ops/s -68%"
+    json.dumps(rf.findings(rows, 5.0, [0, 10], [5.0]))  # rocksdb.json takes it as it is
+
+
+# --- bad input ---
+
+def study(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "hybridio.study", "rocksdb", *args], capture_output=True, text=True,
+                          env=env, timeout=60)
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--ratios", "0.5"], "'0.5'"),
+    (["--ratios", "5,x"], "'x'"),
+    (["--degrees", "0,150"], "'150'"),
+    (["--degrees", "half"], "'half'"),
+    (["--configs", "posix,spdk"], "'spdk'"),
+    (["--experiments", "fig99"], "'fig99'"),
+    (["--runtime", "0"], "'0'"),
+    (["--repeats", "x"], "'x'"),
+    (["--core", "63"], "'63'"),
+    (["--corunner", "gpu"], "'gpu'"),
+    (["--dataset-gb", "-1"], "'-1'"),
+    (["--num", "5"], "'5'"),
+])
+def test_bad_input_exits_2_naming_it(capsys, tmp_path, args, needle):
+    out = tmp_path / "o"
+    assert rs.main(["--db-bench", "true", "--out", str(out), *args]) == 2
+    line = capsys.readouterr().err.strip()
+    assert line.startswith("hio-study rocksdb: ") and "\n" not in line and needle in line, line
+    assert not out.exists()
+
+
+@pytest.mark.skipif(dbbench.filesystem_type("/dev/shm") != "tmpfs", reason="no tmpfs at /dev/shm")
+def test_a_db_in_memory_is_refused(capsys, tmp_path):
+    assert rs.main(["--db-bench", "true", "--configs", "posix", "--dir", "/dev/shm/hio-rocksdb-test",
+                    "--out", str(tmp_path / "o")]) == 2
+    assert "'/dev/shm/hio-rocksdb-test' is in memory (tmpfs)" in capsys.readouterr().err
+    assert not os.path.exists("/dev/shm/hio-rocksdb-test") and not (tmp_path / "o").exists()
+
+
+def test_bad_input_through_hio_study():
+    p = study("--db-bench", "true", "--configs", "spdk")
+    assert p.returncode == 2 and p.stderr.startswith("hio-study rocksdb: --configs 'spdk'"), p.stderr
+
+
+def test_missing_plugin_says_how_to_build_it(tmp_path):
+    p = subprocess.run([sys.executable, "-m", "hybridio.rocksdb_study", "--db-bench", "true", "--degrees", "0",
+                        "--experiments", "sweep", "--plugin", str(tmp_path / "libhybridio-rocksdb.so"),
+                        "--out", str(tmp_path / "o")], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2, p.stderr
+    assert str(tmp_path / "libhybridio-rocksdb.so") in p.stderr and "make build" in p.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def test_missing_db_bench(tmp_path):
+    p = study("--out", str(tmp_path / "o"), env=dict(os.environ, PATH=str(tmp_path)))
+    assert p.returncode == 2 and "rocksdb-tools" in p.stderr
+
+
+# --- a tiny real run, through Posix only ---
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    if not HAVE_DB_BENCH:
+        pytest.skip("db_bench is not installed (rocksdb-tools)")
+    base = tmp_path_factory.mktemp("rocksdb")
+    before = set(stress_ng_pids())
+    p = study("--num", "2000", "--runtime", "1", "--repeats", "1", "--configs", "posix", "--degrees", "0,50",
+              "--ratios", "5", "--experiments", "sweep", "--dir", str(base / "db"), "--out", str(base / "out"))
+    assert p.returncode == 0, p.stderr
+    assert not set(stress_ng_pids()) - before, "the co-runner outlived the study"
+    return base, p
+
+
+@needs_db_bench
+def test_tiny_run_writes_its_outputs(tiny):
+    base, p = tiny
+    out = base / "out"
+    assert "2 cells" in p.stdout and "loading 2,000 keys" in p.stdout and f"Report: {out}/report.html" in p.stdout
+    lines = (out / "runs.csv").read_text().splitlines()
+    assert lines[0].split(",") == rs.RUN_COLUMNS and len(lines) == 3
+    doc = json.loads((out / "rocksdb.json").read_text())
+    cells = {(c["config"], c["degree"]): c for c in doc["cells"]}
+    assert set(cells) == {("posix", 0), ("posix", 50)}
+    assert all(c["ops_per_s"] > 0 and c["p99_us"] > 0 and c["micros_per_op"] > 0 for c in cells.values())
+    assert doc["dataset"]["num"] == 2000 and doc["dataset"]["rocksdb_version"]
+    assert (out / "plots" / "rocksdb-sweep.png").exists()
+    html = (out / "report.html").read_text()
+    assert "data:image/png;base64," in html and "complete" in html
+    assert not (base / "db" / "mixgraph-n2000" / "work").exists()  # the per-run copy is cleaned up
+
+
+@needs_db_bench
+def test_a_loaded_db_is_reused(tiny, capsys):
+    base, _ = tiny
+    a = rs.parse_args(["--num", "2000", "--dir", str(base / "db")])
+    cfg = {"num": 2000, "dir": base / "db"}
+    ds = rs.ensure_loaded(a, cfg)
+    assert ds["reused"] is True and ds["size_bytes"] > 0
+    assert "reusing the DB" in capsys.readouterr().out
+
+
+@needs_db_bench
+def test_fill_co_runner_is_killed_on_leaving(tmp_path):
+    with dbbench.FillCoRunner("db_bench", tmp_path / "db", 50, 0, 30) as co:
+        time.sleep(0.3)
+        assert co.proc.poll() is None
+    assert co.proc.poll() is not None
