@@ -7,7 +7,16 @@ namespace hybridio::rocksdb {
 namespace {
 
 constexpr std::string_view kScheme = "hybridio://";
-constexpr const char* kKeys = "wait, cache_mb, cache_policy, direct, depth, readahead, stats";
+constexpr const char* kKeys = "wait, background, cache_mb, cache_policy, direct, depth, readahead, stats";
+
+bool parse_wait(const std::string& v, hio_wait_mode* m) {
+  if (v == "interrupt") *m = HIO_WAIT_INTERRUPT;
+  else if (v == "poll") *m = HIO_WAIT_POLL;
+  else if (v == "hybrid") *m = HIO_WAIT_HYBRID;
+  else if (v == "adaptive") *m = HIO_WAIT_ADAPTIVE;
+  else return false;
+  return true;
+}
 
 bool parse_uint(const std::string& v, uint64_t max, uint64_t* out) {
   if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 19) return false;
@@ -21,12 +30,9 @@ std::string bad(const std::string& uri, const std::string& key, const std::strin
 
 std::string set(const std::string& uri, const std::string& key, const std::string& v, Config* c) {
   uint64_t n = 0;
-  if (key == "wait") {
-    if (v == "interrupt") c->wait = HIO_WAIT_INTERRUPT;
-    else if (v == "poll") c->wait = HIO_WAIT_POLL;
-    else if (v == "hybrid") c->wait = HIO_WAIT_HYBRID;
-    else if (v == "adaptive") c->wait = HIO_WAIT_ADAPTIVE;
-    else return bad(uri, key, v, "interrupt, poll, hybrid or adaptive");
+  if (key == "wait" || key == "background") {
+    if (!parse_wait(v, key == "wait" ? &c->wait : &c->background))
+      return bad(uri, key, v, "interrupt, poll, hybrid or adaptive");
   } else if (key == "cache_mb") {
     if (!parse_uint(v, 1 << 20, &n)) return bad(uri, key, v, "a size in MiB, 0..1048576");
     c->cache_mb = n;

@@ -10,7 +10,8 @@ namespace hybridio::rocksdb {
 
 struct Config {
   std::string uri;
-  hio_wait_mode wait = HIO_WAIT_ADAPTIVE;
+  hio_wait_mode wait = HIO_WAIT_ADAPTIVE;        // the application's threads
+  hio_wait_mode background = HIO_WAIT_INTERRUPT; // RocksDB's flush and compaction threads
   uint64_t cache_mb = 0;  // 0: no block cache of hybridio's
   hio_cache_write cache_policy = HIO_CACHE_WRITE_THROUGH;
   bool direct = true;     // O_DIRECT: hybridio's cache, not the kernel's page cache

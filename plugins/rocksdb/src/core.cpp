@@ -1,15 +1,24 @@
 #include "core.hpp"
 
+#include <pthread.h>
+
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 namespace hybridio::rocksdb {
 namespace {
 
-void add_queue(hio_queue* q, Stats* s) {
+void add_queue(const ThreadQueue& tq, Stats* s) {
+  hio_queue* q = tq.q;
   hio_queue_stats st{};
   if (hio_queue_stats_get(q, &st) < 0) return;
   s->queues++;
+  // The wait shares are the application threads': theirs is the strategy the URI chose.
+  if (tq.background) {
+    s->background_queues++;
+    return;
+  }
   s->completed += st.completed;
   s->sleep_ns += st.sleep_ns;
   s->spin_ns += st.spin_ns;
@@ -90,13 +99,19 @@ std::shared_ptr<ThreadQueue> Core::ThisThreadQueue(std::string* err) {
     if (tq->core.get() == this) return tq;
   hio_queue_opts o{};
   o.depth = cfg_.depth;
-  o.strategy.mode = cfg_.wait;
+  // RocksDB names its thread pools' threads rocksdb:low, rocksdb:high and
+  // rocksdb:bottom: their flushes and compactions want throughput, and on a
+  // shared core a poller among them takes the CPU from the application's reads.
+  char name[16] = "";
+  pthread_getname_np(pthread_self(), name, sizeof name);
+  bool background = std::strncmp(name, "rocksdb:", 8) == 0;
+  o.strategy.mode = background ? cfg_.background : cfg_.wait;
   hio_queue* q = nullptr;
   if (hio_queue_create(engine_, &o, &q) < 0) {
     *err = std::string("hybridio: queue: ") + hio_last_error();
     return nullptr;
   }
-  auto tq = std::make_shared<ThreadQueue>(shared_from_this(), q);
+  auto tq = std::make_shared<ThreadQueue>(shared_from_this(), q, background);
   mine.push_back(tq);
   std::lock_guard<std::mutex> g(mu_);
   live_.push_back(tq);
@@ -105,7 +120,7 @@ std::shared_ptr<ThreadQueue> Core::ThisThreadQueue(std::string* err) {
 
 void Core::Retire(const ThreadQueue& tq) {
   std::lock_guard<std::mutex> g(mu_);
-  add_queue(tq.q, &retired_);
+  add_queue(tq, &retired_);
   tq.counters.add_to(&retired_);
 }
 
@@ -125,7 +140,7 @@ Stats Core::Collect() {
     }
   }
   for (auto& tq : live) {
-    add_queue(tq->q, &s);
+    add_queue(*tq, &s);
     tq->counters.add_to(&s);
   }
   s.uri = cfg_.uri;

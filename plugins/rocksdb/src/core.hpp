@@ -30,10 +30,12 @@ struct Counters {
 // waits for its own I/O under the strategy, so that the adaptive strategy
 // measures the contention of the thread that waits.
 struct ThreadQueue {
-  ThreadQueue(std::shared_ptr<Core> c, hio_queue* q) : core(std::move(c)), q(q) {}
+  ThreadQueue(std::shared_ptr<Core> c, hio_queue* q, bool background)
+      : core(std::move(c)), q(q), background(background) {}
   ~ThreadQueue();
   std::shared_ptr<Core> core;
   hio_queue* q;
+  bool background;    // a RocksDB flush or compaction thread's
   Counters counters;  // this thread's I/O through the core
 };
 

@@ -11,6 +11,7 @@ TEST(Uri, DefaultsWithNoQuery) {
     Config c;
     ASSERT_EQ(ParseUri(u, &c), "") << u;
     EXPECT_EQ(c.wait, HIO_WAIT_ADAPTIVE);
+    EXPECT_EQ(c.background, HIO_WAIT_INTERRUPT);
     EXPECT_EQ(c.cache_mb, 0u);
     EXPECT_TRUE(c.direct);
     EXPECT_EQ(c.depth, 64u);
@@ -21,11 +22,12 @@ TEST(Uri, DefaultsWithNoQuery) {
 
 TEST(Uri, EveryKey) {
   Config c;
-  ASSERT_EQ(ParseUri("hybridio://?wait=poll&cache_mb=256&cache_policy=write_back&direct=0&depth=8&readahead=off&"
+  ASSERT_EQ(ParseUri("hybridio://?wait=poll&background=hybrid&cache_mb=256&cache_policy=write_back&direct=0&depth=8&readahead=off&"
                      "stats=/tmp/s.json",
                      &c),
             "");
   EXPECT_EQ(c.wait, HIO_WAIT_POLL);
+  EXPECT_EQ(c.background, HIO_WAIT_HYBRID);
   EXPECT_EQ(c.cache_mb, 256u);
   EXPECT_EQ(c.cache_policy, HIO_CACHE_WRITE_BACK);
   EXPECT_FALSE(c.direct);
@@ -49,6 +51,7 @@ TEST(Uri, BadInputIsNamed) {
                        Bad{"hybridio://?speed=1", "unknown key 'speed'"},
                        Bad{"hybridio://?wait=spin", "bad value 'spin' for wait"},
                        Bad{"hybridio://?wait=iopoll", "bad value 'iopoll' for wait"},
+                       Bad{"hybridio://?background=spin", "bad value 'spin' for background"},
                        Bad{"hybridio://?cache_mb=-1", "bad value '-1' for cache_mb"},
                        Bad{"hybridio://?cache_mb=12k", "bad value '12k' for cache_mb"},
                        Bad{"hybridio://?cache_mb=99999999999999999999", "for cache_mb"},

@@ -32,7 +32,9 @@ struct Stats {
   uint64_t syncs = 0;
   uint64_t cache_hits = 0, cache_misses = 0; // hybridio's block cache, in 4 KiB pages
   uint64_t queues = 0;                      // one per thread that did I/O
-  uint64_t completed = 0;                   // commands completed on those queues
+  uint64_t background_queues = 0;           // of which RocksDB's flush and compaction threads'
+  // The application threads' queues (not the background ones):
+  uint64_t completed = 0;                   // commands completed
   uint64_t sleep_ns = 0, spin_ns = 0;       // time waiting asleep and spinning
   uint64_t mode_ns[3] = {0, 0, 0};          // time under interrupt, poll, hybrid
 };
