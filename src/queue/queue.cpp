@@ -229,7 +229,7 @@ int Queue::reap_locked(hio_completion* out, unsigned max, unsigned min) {
     io_.record(out[i]);
     // A flush's latency (an fsync: milliseconds) says nothing of how long a
     // read or write takes, and would stretch every hybrid sleep after it.
-    if (c.res >= 0 && s.op != HIO_OP_FLUSH) waiter_.observe(s.len, lat);
+    if (c.res >= 0 && s.op != HIO_OP_FLUSH) waiter_.observe(s.len, lat, unsigned(i) < waiter_.found_after_sleep());
   }
   return got;
 }

@@ -68,6 +68,7 @@ int Waiter::hybrid(Backend& be, Cqe* out, unsigned max, unsigned min, unsigned n
     sleep_ns(sleep);
     st.sleep_ns += now_ns() - t0;
     n += be.peek(out + n, max - n);
+    found_after_sleep_ = n;
   }
   return spin(be, out, max, min, n, st);
 }
@@ -95,6 +96,7 @@ int Waiter::adaptive_wait(Backend& be, Cqe* out, unsigned max, unsigned min, uns
 
 int Waiter::wait(Backend& be, Cqe* out, unsigned max, unsigned min, bool pending, const HintSource& hint,
                  WaitStats& st) {
+  found_after_sleep_ = 0;
   unsigned n = be.peek(out, max);
   if (n >= min) {
     if (pending)

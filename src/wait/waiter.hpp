@@ -37,10 +37,17 @@ class Waiter {
 
   // A successful completion: feeds the moving average that a fractional
   // hybrid sleep is based on, and the adaptive strategy's measurements.
-  void observe(uint32_t len, uint64_t ns) {
-    ewma_ns_ = ewma_ns_ == 0 ? double(ns) : ewma_ns_ + (double(ns) - ewma_ns_) / 16.0;
+  // upper_bound: it was found when a hybrid sleep ended, so it completed at
+  // most ns after its submission. Such a sample only lowers the average:
+  // under contention a sleep ends late, and taking its lateness for the
+  // device's latency would lengthen the next sleep, and the next.
+  void observe(uint32_t len, uint64_t ns, bool upper_bound) {
+    if (!upper_bound || double(ns) < ewma_ns_)
+      ewma_ns_ = ewma_ns_ == 0 ? double(ns) : ewma_ns_ + (double(ns) - ewma_ns_) / 16.0;
     if (mode_.load(std::memory_order_relaxed) == HIO_WAIT_ADAPTIVE) adaptive_.completed(len, ns);
   }
+  // How many of the last wait's completions were found when a hybrid sleep ended.
+  unsigned found_after_sleep() const { return found_after_sleep_; }
   const Adaptive& adaptive() const { return adaptive_; }
   // The sleep a hybrid wait would take now.
   uint64_t hybrid_sleep_ns() const;
@@ -55,6 +62,7 @@ class Waiter {
   std::atomic<uint64_t> fixed_sleep_ns_{0};
   std::atomic<double> fraction_{0.5};
   double ewma_ns_ = 0;
+  unsigned found_after_sleep_ = 0;
   Adaptive adaptive_;
 };
 

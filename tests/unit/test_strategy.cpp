@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "test_util.hpp"
+#include "wait/waiter.hpp"
 
 using namespace hiotest;
 
@@ -381,4 +382,22 @@ TEST(Stats, InterruptSleepsAndNeverSpins) {
 TEST(Stats, HybridSleepsFirst) {
   hio_queue_stats st = stats_after_io(strat(HIO_WAIT_HYBRID, 2000), "emu:lat_us=20,iops=200000,size=4m");
   EXPECT_GT(st.sleep_ns, 0u);
+}
+
+// The hybrid sleep follows the device, not its own lateness: a completion
+// found when a sleep ended (an upper bound of its latency) may lower the
+// moving average but never raise it, or a sleep that ends late under
+// contention would lengthen the next one, and the next.
+TEST(HybridSleep, LateFindsOnlyLowerTheAverage) {
+  hio::Waiter w;
+  w.set(strat(HIO_WAIT_HYBRID, 0, 0.5));
+  w.observe(4096, 40000, false);
+  EXPECT_EQ(w.hybrid_sleep_ns(), 20000u);
+  for (int i = 0; i < 50; i++) w.observe(4096, 2000000, true);  // sleeps that ended 2 ms late
+  EXPECT_EQ(w.hybrid_sleep_ns(), 20000u);
+  w.observe(4096, 8000, true);  // found at once after a sleep: the device is faster
+  EXPECT_LT(w.hybrid_sleep_ns(), 20000u);
+  uint64_t low = w.hybrid_sleep_ns();
+  w.observe(4096, 2000000, false);  // seen by spinning: the device did slow down
+  EXPECT_GT(w.hybrid_sleep_ns(), low);
 }
