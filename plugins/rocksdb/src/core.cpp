@@ -24,10 +24,19 @@ void add_queue(const ThreadQueue& tq, Stats* s) {
   s->spin_ns += st.spin_ns;
   hio_strategy strat{};
   hio_queue_get_strategy(q, &strat);
+  double ns[3] = {0, 0, 0};
   if (strat.mode == HIO_WAIT_ADAPTIVE) {
-    for (int m = 0; m < 3; m++) s->mode_ns[m] += st.adaptive_ns[m];
+    for (int m = 0; m < 3; m++) ns[m] = double(st.adaptive_ns[m]);
   } else if (strat.mode <= HIO_WAIT_HYBRID) {
-    s->mode_ns[strat.mode] += st.wall_ns;
+    ns[strat.mode] = double(st.wall_ns);
+  }
+  // A queue's I/O is counted under its modes' time shares: a thread that
+  // opened the database and then idled must not weigh as much as the one
+  // that did the reads.
+  double total = ns[0] + ns[1] + ns[2];
+  for (int m = 0; m < 3; m++) {
+    s->mode_ns[m] += uint64_t(ns[m]);
+    if (total > 0) s->mode_ios[m] += ns[m] / total * double(st.completed);
   }
 }
 

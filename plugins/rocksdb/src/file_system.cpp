@@ -145,8 +145,8 @@ bool GetStats(const ::rocksdb::FileSystem* fs, Stats* out) {
 }
 
 std::string StatsJson(const Stats& s) {
-  double total = double(s.mode_ns[0] + s.mode_ns[1] + s.mode_ns[2]);
-  auto share = [&](int m) { return total > 0 ? double(s.mode_ns[m]) / total : 0.0; };
+  double total = s.mode_ios[0] + s.mode_ios[1] + s.mode_ios[2];
+  auto share = [&](int m) { return total > 0 ? s.mode_ios[m] / total : 0.0; };
   uint64_t lookups = s.cache_hits + s.cache_misses;
   char b[1024];
   std::snprintf(b, sizeof b,

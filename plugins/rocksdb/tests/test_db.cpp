@@ -87,6 +87,7 @@ TEST_P(Db, WrittenFlushedCompactedAndReopened) {
   if (std::string(GetParam()).find("wait=poll") != std::string::npos) {
     EXPECT_GT(st.mode_ns[HIO_WAIT_POLL], 0u);
     EXPECT_EQ(st.mode_ns[HIO_WAIT_INTERRUPT], 0u);
+    EXPECT_NEAR(st.mode_ios[HIO_WAIT_POLL], double(st.completed), 1.0);
   }
   rdb::DestroyDB(dir, o).PermitUncheckedError();
 }

@@ -37,6 +37,7 @@ struct Stats {
   uint64_t completed = 0;                   // commands completed
   uint64_t sleep_ns = 0, spin_ns = 0;       // time waiting asleep and spinning
   uint64_t mode_ns[3] = {0, 0, 0};          // time under interrupt, poll, hybrid
+  double mode_ios[3] = {0, 0, 0};           // completions, by each queue's time shares
 };
 
 // false if fs is not a hybridio file system.
