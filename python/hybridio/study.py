@@ -6,6 +6,9 @@ thread counts), and writes the raw JSON, summary.json, summary.csv, PNG
 plots and a self-contained report.html with a verdict per target. Then the
 handle experiments (hybridio.handles: priority, queues, the polling period,
 the cache, read-ahead, split queues) run on all cores without a co-runner.
+
+`hio-study rocksdb` runs the RocksDB macro study instead (RocksDB's mixgraph
+on Posix and on hybridio's RocksDB plugin): hio-study rocksdb --help.
 """
 import argparse
 import datetime
