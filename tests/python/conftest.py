@@ -1,9 +1,9 @@
 import os
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
+from stress_procs import stress_ng_pids
 
 ROOT = Path(__file__).resolve().parents[2]
 HIO_BENCH = os.environ.get("HIO_BENCH", str(ROOT / "build" / "hio-bench"))
@@ -14,11 +14,6 @@ def hio_bench():
     if not Path(HIO_BENCH).exists():
         pytest.fail(f"{HIO_BENCH} does not exist: run `make build` first")
     return HIO_BENCH
-
-
-def stress_ng_pids():
-    p = subprocess.run(["pgrep", "-x", "stress-ng"], capture_output=True, text=True)
-    return [int(x) for x in p.stdout.split()]
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from conftest import stress_ng_pids
+from stress_procs import stress_ng_pids
 from hybridio.corunner import CoRunner
 
 

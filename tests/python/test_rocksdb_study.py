@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import stress_ng_pids
+from stress_procs import stress_ng_pids
 from hybridio import dbbench, pagecache, rocksdb_findings as rf, rocksdb_study as rs
 
 DATA = Path(__file__).parent / "data"
