@@ -115,8 +115,7 @@ int Handle::validate(const hio_io& io) const {
                  op_name(io.op), (unsigned long long)io.offset, io.len, spec_.c_str());
   bool extends = io.op == HIO_OP_WRITE && info_.growable;
   uint64_t size = size_.load(std::memory_order_relaxed);
-  bool tail = io.op == HIO_OP_READ && info_.growable && io.offset < size &&
-              io.offset + io.len <= (size + kPage - 1) / kPage * kPage;
+  bool tail = reads_file_tail(io, info_.growable, size);
   if ((io.len > size || io.offset > size - io.len) && !extends && !tail)
     return failf(EINVAL, "%s at offset %llu, length %u, of %s: past the end (size %llu)", op_name(io.op),
                  (unsigned long long)io.offset, io.len, spec_.c_str(), (unsigned long long)size);

@@ -157,8 +157,7 @@ int Queue::validate(const hio_io& io) {
   // partial page (O_DIRECT cannot read less) and return the bytes up to the
   // end; nothing else may cross the end.
   bool extends = io.op == HIO_OP_WRITE && t.growable;
-  bool tail = io.op == HIO_OP_READ && t.growable && io.offset < t.size &&
-              io.offset + io.len <= (t.size + kFilePage - 1) / kFilePage * kFilePage;
+  bool tail = reads_file_tail(io, t.growable, t.size);
   // Written so that offset + len cannot wrap around.
   if ((io.len > t.size || io.offset > t.size - io.len) && !tail && !(extends && io.offset <= UINT64_MAX - io.len))
     return failf(EINVAL, "%s at offset %llu, length %u, of %s: past the end (size %llu)", op,

@@ -22,6 +22,14 @@ namespace hio {
 // A read of a regular file may cover its last page up to this boundary.
 constexpr uint32_t kFilePage = 4096;
 
+// A read of a regular file of `size` bytes that starts before its end and
+// stops within its last, partial page: O_DIRECT and whole-page caches read
+// that page whole, and get the bytes up to the end.
+inline bool reads_file_tail(const hio_io& io, bool growable, uint64_t size) {
+  return io.op == HIO_OP_READ && growable && io.offset < size &&
+         io.offset + io.len <= (size + kFilePage - 1) / kFilePage * kFilePage;
+}
+
 class Queue {
  public:
   // Returns nullptr with the message set for bad options.
