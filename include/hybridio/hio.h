@@ -55,18 +55,29 @@ typedef enum hio_wait_mode {
   HIO_WAIT_ADAPTIVE = 6
 } hio_wait_mode;
 
+/* ADAPTIVE only: what it maximises beside other tenants of its cores. */
+typedef enum hio_objective {
+  HIO_OBJECTIVE_SHARED = 0, /* both tenants' combined progress, each relative to alone */
+  HIO_OBJECTIVE_OWN = 1     /* this queue's own throughput */
+} hio_objective;
+
 typedef struct hio_strategy {
   hio_wait_mode mode;
-  /* HYBRID only: a fixed sleep if > 0, else sleep_fraction x the queue's
+  /* HYBRID only: a fixed sleep if > 0, else hybrid_fraction x the queue's
    * moving-average completion latency (0 means Linux's 0.5). */
   uint64_t hybrid_sleep_ns;
   double hybrid_fraction;
+  hio_objective objective; /* ADAPTIVE only; 0 is HIO_OBJECTIVE_SHARED */
 } hio_strategy;
 
 /* "interrupt", "poll", "hybrid", "iopoll", "hybrid_iopoll", "sqpoll", "adaptive". */
 const char *hio_wait_mode_name(hio_wait_mode m);
 /* Returns 0 and sets *out, or -EINVAL naming the bad string. */
 int hio_wait_mode_parse(const char *name, hio_wait_mode *out);
+/* "shared", "own". */
+const char *hio_objective_name(hio_objective o);
+/* Returns 0 and sets *out, or -EINVAL naming the bad string. */
+int hio_objective_parse(const char *name, hio_objective *out);
 
 /* ---- queues ---------------------------------------------------------- */
 
@@ -208,21 +219,23 @@ typedef struct hio_adaptive_view {
   hio_wait_mode mode;       /* this tick's: interrupt, poll or hybrid */
   hio_wait_mode settled;    /* the choice between probes */
   int probing;              /* this tick visits another mode to measure it */
-  double contention;        /* CPU other work wants from this thread's cores, 0..1 */
+  hio_objective objective;
+  int cpu;                  /* the core the queue's thread waited on last */
+  double contention;        /* the level decisions follow: others_cores */
   double cpu_available;     /* 1 - contention */
-  double delay_share;       /* share of time runnable but not running */
-  double nivcsw_per_s;      /* involuntary context switches per second */
-  double spare_cores;       /* idle cores while the thread slept lately (-1: not known) */
-  double others_cores;      /* cores other work used meanwhile (-1: not known) */
+  double others_cores;      /* CPU the other tenants used on that core, last 8 ms (our threads excluded) */
+  double demand_cores;      /* what they wanted: use + waiting for the core (-1: not known) */
+  double idle_share;        /* share of that time the core was idle */
   double latency_ns, latency_stddev_ns; /* device latency, last I/O size */
   uint64_t hybrid_sleep_ns; /* a hybrid wait's sleep for a new command */
   double wake_cpu_ns, wake_late_ns; /* one sleep's CPU cost and lateness */
-  double score[3];          /* predicted progress of both tenants, by mode */
+  double score[3];          /* predicted progress under the objective, by mode */
   uint64_t ticks, switches, probes;
-  uint64_t monitor_samples, monitor_ns; /* the contention monitor's own cost */
+  uint64_t spin_denied;     /* ticks poll was chosen while another of our queues spun on the core */
+  uint64_t monitor_samples, monitor_ns; /* the governor's sampling, process-wide, since the queue started */
+  const char *monitor_source; /* where core busy time comes from: "cpuidle", "proc_stat" or "none" */
 } hio_adaptive_view;
-/* -EINVAL unless the queue's strategy is ADAPTIVE. Call it from the thread
- * that waits on the queue: the contention monitor is that thread's. */
+/* -EINVAL unless the queue's strategy is ADAPTIVE. */
 int hio_queue_adaptive_view(hio_queue *q, hio_adaptive_view *out);
 /* Latency percentiles (pcts in 0..100) of reads or writes, fio-style. */
 int hio_queue_percentiles(hio_queue *q, hio_op op, const double *pcts, size_t n,

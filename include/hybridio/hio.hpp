@@ -58,7 +58,7 @@ class Queue {
     return int(detail::check(hio_queue_open(q_, spec.c_str(), &o)));
   }
   void set_strategy(const hio_strategy& s) { detail::check(hio_queue_set_strategy(q_, &s)); }
-  void set_mode(hio_wait_mode m) { set_strategy(hio_strategy{m, 0, 0.5}); }
+  void set_mode(hio_wait_mode m) { set_strategy(hio_strategy{m, 0, 0.5, HIO_OBJECTIVE_SHARED}); }
 
   unsigned submit(std::span<const hio_io> ios, unsigned flags = 0) {
     return unsigned(detail::check(hio_submit(q_, ios.data(), unsigned(ios.size()), flags)));

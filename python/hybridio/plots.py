@@ -142,6 +142,63 @@ def timeline(runs, target, path):
     return save_figure(fig, f"{target}: the co-runner starts and stops", path)
 
 
+def bursty(rows, target, path):
+    """Each strategy's score by its objective against the neighbour's burst
+    length, with the spread over rounds as error bars."""
+    from .bursty import burst_name, objective_of
+    mine = [r for r in rows if r["target"] == target]
+    if not mine:
+        return False
+    fig, ax = plt.subplots(figsize=(8, 4))
+    names = sorted({s for r in mine for s in r["strategies"]})
+    width = 0.8 / max(1, len(names))
+    for i, s in enumerate(names):
+        obj = objective_of(s)
+        xs, ys, lo, hi = [], [], [], []
+        for j, r in enumerate(mine):
+            v = r["strategies"].get(s, {}).get(obj)
+            if v:
+                xs.append(j + (i - (len(names) - 1) / 2) * width)
+                ys.append(v["median"])
+                lo.append(v["median"] - v["min"])
+                hi.append(v["max"] - v["median"])
+        ax.bar(xs, ys, width, yerr=[lo, hi], capsize=2, label=f"{s} ({obj})")
+    ax.set_xticks(range(len(mine)), [burst_name(r["burst_ms"]).replace(" / ", "\n") for r in mine], fontsize=8)
+    ax.set_ylabel("score (shared: both tenants; own: ours)")
+    ax.legend(fontsize=8)
+    return save_figure(fig, f"{target}: a neighbour in bursts (median, min-max over rounds)", path)
+
+
+def bursty_timeline(run, target, path, span_ms=600):
+    """One adaptive run beside a bursty neighbour, at the log's 1 ms: the
+    neighbour's on phases shaded, the settled mode and the other tenants'
+    use of the core as the governor saw them."""
+    if not run:
+        return False
+    h = run["job"].get("hybridio", {})
+    pts, start = h.get("timeline", []), h.get("start_unix_ms", 0)
+    pts = [p for p in pts if p["t_ms"] <= span_ms]
+    if not pts:
+        return False
+    fig, ax = plt.subplots(figsize=(8, 3.5))
+    tr = run["transitions"] + [(start + span_ms, False)]
+    for (at, on), (nxt, _) in zip(tr, tr[1:]):
+        if on:
+            ax.axvspan(at - start, nxt - start, color="0.9")
+    t = [p["t_ms"] for p in pts]
+    ax.step(t, [MODE_LEVEL.get(p["settled"], 0) for p in pts], where="post", color="C0", label="adaptive: mode")
+    ax.set_yticks(list(MODE_LEVEL.values()), list(MODE_LEVEL.keys()))
+    twin = ax.twinx()
+    twin.plot(t, [p["others_cores"] for p in pts], color="C3", alpha=0.7, label="others' use of the core")
+    twin.set_ylim(0, 1.05)
+    twin.set_ylabel("cores")
+    ax.set_xlim(0, span_ms)
+    ax.set_xlabel("time (ms); shaded: the neighbour runs")
+    ax.legend(loc="upper left", fontsize=8)
+    twin.legend(loc="upper right", fontsize=8)
+    return save_figure(fig, f"{target}: adaptive beside a neighbour in {run['burst']} ms bursts", path)
+
+
 # --- the handle experiments (hybridio.handles) ---
 
 def handle_queues(found, path):

@@ -22,16 +22,17 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from . import corunner, handles, hiobench, matrix, plots, report, summary, timeline, verdict
+from . import bursty, corunner, handles, hiobench, matrix, plots, report, summary, timeline, verdict
 from .cores import CoreLimit
 from .errors import UsageError
 
 DEFAULT_TARGETS = "file,emu:pcie3,emu:pcie4"
 DEFAULT_LOADS = "0,5,10,25,50,100"
 QUICK = {"targets": "file,emu:pcie4", "loads": "0,50,100", "threads": "1,2", "repeats": 1, "runtime": 1,
-         "handles": "1"}
+         "handles": "1", "bursty": "1", "bursts": "50,0"}
 DEFAULTS = {"targets": DEFAULT_TARGETS, "loads": DEFAULT_LOADS, "threads": "1,2,4", "repeats": 3, "runtime": 1,
-            "handles": "3"}
+            "handles": "3", "bursty": "2", "bursts": ",".join(str(b) for b in bursty.BURSTS_MS)}
+BURSTY_RUNTIME = 2  # seconds: a 1000 ms burst needs a full on/off cycle per run
 
 
 def parse_args(argv):
@@ -60,6 +61,12 @@ def parse_args(argv):
                     help="repeats of the handle experiments (hybridio.handles: priority, queues, polling period, "
                          "cache, read-ahead, split queues; on all cores, no co-runner), 0..20; 0 skips them "
                          "(default: 3, --quick: 1)")
+    ap.add_argument("--bursty",
+                    help="rounds of the bursty-neighbour experiment (hybridio.bursty: a busy loop on the core in "
+                         "on/off bursts, poll, interrupt and adaptive under both objectives), 0..20; 0 skips it "
+                         "(default: 2, --quick: 1)")
+    ap.add_argument("--bursts", help="its on/off burst lengths in ms, 0 for always on (default: 20,50,200,1000,0; "
+                                     "--quick: 50,0)")
     ap.add_argument("--corunner", default="cpu", help="cpu (stress-ng --cpu) or memory (stress-ng --stream)")
     ap.add_argument("--hio-bench", default=hiobench.default_path(), help="(default: %(default)s)")
     a = ap.parse_args(argv)
@@ -105,6 +112,14 @@ def resolve(a):
     except ValueError:
         raise UsageError(f"--handles {a.handles!r}: expected the repeats of the handle experiments, a whole number "
                          f"from 0 (skip) to 20") from None
+    try:
+        a.bursty = int(a.bursty)
+        if not 0 <= a.bursty <= 20:
+            raise ValueError
+    except ValueError:
+        raise UsageError(f"--bursty {a.bursty!r}: expected the rounds of the bursty-neighbour experiment, a whole "
+                         f"number from 0 (skip) to 20") from None
+    bursts = int_list("bursts", a.bursts, 0, 10000)
     if a.repeats < 1 or a.runtime < 1 or a.iodepth < 1:
         raise UsageError("--repeats, --runtime and --iodepth must be at least 1")
     ncpu = os.cpu_count() or 1
@@ -136,7 +151,7 @@ def resolve(a):
     if a.handles:
         handles.check(a)  # the job files, and the file target of the polling-period experiment
     return {"targets": targets, "strategies": strategies, "loads": loads, "threads": threads, "cores": cores,
-            "out": out}
+            "out": out, "bursts": bursts}
 
 
 def probe(a, target, strategy):
@@ -195,17 +210,20 @@ def run(a, cfg):
     solo_loads = [ld for ld in cfg["loads"] if ld]
     timeline_runs = len(cfg["targets"]) * len(timeline.STRATEGIES) if a.timeline > 0 else 0
     handle_plan = handles.plan_for(a) if a.handles else []
-    total = len(plan) + len(solo_loads) * a.repeats + timeline_runs + len(handle_plan)
-    minutes = ((total - timeline_runs - len(handle_plan)) * (a.runtime + 0.3) + timeline_runs * 3 * a.timeline
-               + handles.estimate_s(handle_plan, a.runtime)) / 60
+    bursty_runs = bursty.steps(cfg["targets"], cfg["bursts"], list(bursty.STRATEGIES), a.bursty) if a.bursty else 0
+    total = len(plan) + len(solo_loads) * a.repeats + timeline_runs + len(handle_plan) + bursty_runs
+    minutes = ((total - timeline_runs - len(handle_plan) - bursty_runs) * (a.runtime + 0.3)
+               + timeline_runs * 3 * a.timeline + handles.estimate_s(handle_plan, a.runtime)
+               + bursty_runs * (BURSTY_RUNTIME + 0.3)) / 60
     print(f"hio-study: {len(cells)} cells x {a.repeats} repeat(s) + {len(solo_loads) * a.repeats} co-runner-alone "
           f"runs, {a.runtime} s each, + {timeline_runs} timeline runs of {3 * a.timeline} s "
+          f"+ {bursty_runs} bursty-neighbour runs of {BURSTY_RUNTIME} s "
           f"+ {len(handle_plan)} handle-experiment runs ({a.handles} repeat(s), all cores) "
           f"(about {minutes:.1f} min); results in {out}",
           flush=True)
     limit = CoreLimit(cfg["cores"])
     runner = Runner(a, cfg, limit)
-    measurements, corunner_solo, tl = [], {}, {}
+    measurements, corunner_solo, tl, burst_results = [], {}, {}, []
     handle_results = handles.new_results(a.hio_bench, a.runtime, a.handles, a.file, a.size, len(handle_plan))
     interrupted = False
     handles_failed = False
@@ -232,6 +250,13 @@ def run(a, cfg):
                 bar.set_description(what)
             tl = timeline.run(a, cfg, limit, cfg["targets"], a.timeline, step)
             (out / "timeline.json").write_text(json.dumps(tl, indent=1))
+        if bursty_runs:
+            def step(what):
+                bar.update()
+                bar.set_description(what[:40])
+            ba = argparse.Namespace(hio_bench=a.hio_bench, cpu=corunner.expand_cpus(cfg["cores"])[-1],
+                                    runtime=BURSTY_RUNTIME, size=a.size, repeats=a.bursty, seed=0)
+            burst_results = bursty.run(ba, cfg["targets"], cfg["bursts"], list(bursty.STRATEGIES), step, limit.add)
         if handle_plan:
             def step(what):
                 bar.update()
@@ -252,6 +277,11 @@ def run(a, cfg):
     rows = summary.summarize(measurements, corunner_solo)
     summary.write(rows, out)
     figures = plots.draw_all(rows, cfg["targets"], out / "plots")
+    burst_rows = bursty.summarize(burst_results, cfg["targets"], cfg["bursts"]) if burst_results else []
+    burst_react = bursty.reaction_summary(burst_results, burst_rows, cfg["targets"]) if burst_results else {}
+    if burst_results:
+        (out / "bursty.json").write_text(json.dumps({"rows": burst_rows, "reactions": burst_react,
+                                                     "results": burst_results}, indent=1))
     verdicts = []
     for t in cfg["targets"]:
         path = out / "plots" / f"{plots.slug(t)}-timeline.png"
@@ -259,7 +289,13 @@ def run(a, cfg):
             figures[t].append(("The co-runner starts and stops", path))
         v = verdict.verdict(rows, t)
         v["timeline"], said = timeline.findings(tl, rows, t)
-        v["sentences"] = v["sentences"] + said
+        v["sentences"] = v["sentences"] + said + bursty.findings(burst_rows, burst_react, t)
+        path = out / "plots" / f"{plots.slug(t)}-bursty.png"
+        if plots.bursty(burst_rows, t, path):
+            figures[t].append(("A neighbour in bursts", path))
+        path = out / "plots" / f"{plots.slug(t)}-bursty-timeline.png"
+        if plots.bursty_timeline(bursty.example_run(burst_results, t), t, path):
+            figures[t].append(("Adaptive following the bursts, 1 ms log", path))
         v["emulated"] = any(r["emulated"] for r in rows if r["target"] == t)
         verdicts.append(v)
     (out / "verdicts.json").write_text(json.dumps(verdicts, indent=1, default=str))

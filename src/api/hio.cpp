@@ -51,6 +51,24 @@ int hio_wait_mode_parse(const char* name, hio_wait_mode* out) {
                     name);
 }
 
+const char* hio_objective_name(hio_objective o) {
+  switch (hio::raw_enum(o)) {
+    case HIO_OBJECTIVE_SHARED: return "shared";
+    case HIO_OBJECTIVE_OWN: return "own";
+  }
+  return "unknown";
+}
+
+int hio_objective_parse(const char* name, hio_objective* out) {
+  CHECK_ARG(name && out, "name or out is NULL");
+  for (hio_objective o : {HIO_OBJECTIVE_SHARED, HIO_OBJECTIVE_OWN})
+    if (std::strcmp(name, hio_objective_name(o)) == 0) {
+      *out = o;
+      return 0;
+    }
+  return hio::failf(EINVAL, "unknown objective '%s' (objectives: shared, own)", name);
+}
+
 int hio_queue_create(hio_engine* e, const hio_queue_opts* opts, hio_queue** out) {
   CHECK_ARG(e && opts && out, "engine, opts or out is NULL");
   return hio::guarded([&] {

@@ -8,7 +8,7 @@
 #include "util/clock.hpp"
 #include "util/error.hpp"
 #include "util/sleep.hpp"
-#include "wait/contention.hpp"
+#include "wait/governor.hpp"
 
 namespace hio {
 
@@ -93,7 +93,7 @@ void Reaper::run() {
   std::vector<std::shared_ptr<BoundQueue>> snap;
   uint64_t seen = UINT64_MAX;
   PollPeriodTuner tuner;
-  ContentionMonitor& mon = ContentionMonitor::this_thread();
+  Governor& gov = Governor::get();
   PollPeriodTuner::Window w;
   ReapTally win;  // this window's deliveries
   uint64_t win_start = now_ns();
@@ -126,7 +126,7 @@ void Reaper::run() {
         w.completions = double(win.n);
         w.mean_lat_ns = win.n ? double(win.lat_ns) / double(win.n) : 0;
         w.mean_bytes = win.n ? double(win.bytes) / double(win.n) : 0;
-        w.contention = mon.sample(now).contention;
+        w.contention = gov.neighbours(gov.enter(now)).others;
         contention_.store(w.contention, std::memory_order_relaxed);
         period_ns_.store(tuner.next(w), std::memory_order_relaxed);
         win = ReapTally{};

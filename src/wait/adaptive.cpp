@@ -25,53 +25,74 @@ hio_wait_mode api_mode(Mode m) {
 
 }  // namespace
 
-Mode Adaptive::begin_wait(uint64_t now) {
-  if (!started_) {
-    wake_ = &wake_cost();
-    ContentionMonitor& mon = ContentionMonitor::this_thread();
-    mon.sample(now);
-    monitor_samples0_ = mon.samples();
-    monitor_ns0_ = mon.cost_ns();
-    started_ = true;
-    tick_start_ = now_ns();
-    tick_cpu_ = thread_cpu_ns();
-    return mode_;
-  }
-  uint64_t age = now - tick_start_;
-  const PolicyParams& p = policy_.params();
-  uint64_t tick = last_.probe ? p.probe_tick_ns : p.tick_ns;
-  if (age >= tick && (tick_.completions >= p.min_completions || age >= kMaxTickStretch * tick))
-    end_tick(now);
-  return mode_;
+Adaptive::~Adaptive() {
+  if (started_) gov().release_spin(this);
 }
 
-void Adaptive::end_tick(uint64_t now) {
-  uint64_t cpu = thread_cpu_ns();
-  ContentionMonitor& mon = ContentionMonitor::this_thread();
-  ContentionView v = mon.sample(now);
-  tick_.wall_ns = now - tick_start_;
-  // A queue reaped from several threads ends ticks on different threads,
-  // whose CPU clocks do not continue each other's (docs/adaptive.md, Limits).
-  tick_.cpu_ns = cpu > tick_cpu_ ? cpu - tick_cpu_ : 0;
-  tick_.delay_share = mon.last_interval().delay_share;
-  mode_ns_[int(mode_)] += tick_.wall_ns;
-  Signals sig;
-  sig.contention = v.contention;
-  sig.spare = v.spare;
-  sig.others = v.others;
-  sig.wait_share = tick_.wall_ns ? double(tick_.wait_ns) / double(tick_.wall_ns) : 0;
-  sig.wake_cpu_ns = wake_->cpu_ns;
+bool Adaptive::hybrid_viable() const {
   // Worth trying only if the sleep it would take saves more spinning than
   // the wake-up costs; once in use, until it saves less than half that, so
   // that the estimate's noise does not throw it out tick by tick.
   double need = wake_->cpu_ns * (policy_.settled() == Mode::hybrid ? 0.5 : 1.0);
-  sig.hybrid_viable = lat_.low_ns(last_len_) - wake_->late_ns - kSleepMarginNs > need;
-  last_ = policy_.on_tick(now, mode_, tick_, sig);
-  seen_ = v;
+  return lat_.low_ns(last_len_) - wake_->late_ns - kSleepMarginNs > need;
+}
+
+Mode Adaptive::begin_wait(uint64_t now) {
+  Governor& g = gov();
+  cpu_ = g.enter(now);
+  if (!started_) {
+    wake_ = &wake_cost();
+    monitor_samples0_ = g.samples();
+    monitor_ns0_ = g.cost_ns();
+    started_ = true;
+    tick_start_ = now_ns();
+    tick_cpu_ = thread_cpu_ns();
+    seen_ = g.neighbours(cpu_);
+    tick_level_ = contention_level(seen_.others);
+  } else {
+    uint64_t age = now - tick_start_;
+    const PolicyParams& p = policy_.params();
+    uint64_t tick = last_.probe ? p.probe_tick_ns : p.tick_ns;
+    // A neighbour that arrives or leaves ends the tick at once: the level it
+    // leads to has its own table of what each mode costs.
+    bool moved = contention_level(g.neighbours(cpu_).others) != tick_level_ && age >= p.tick_ns / 4;
+    if (moved || (age >= tick && (tick_.completions >= p.min_completions || age >= kMaxTickStretch * tick)))
+      end_tick(now);
+  }
+  ran_ = mode_;
+  if (mode_ == Mode::poll && !g.claim_spin(cpu_, this, now)) {
+    // Another of our queues spins on this core: one spinner is enough.
+    ran_ = hybrid_viable() ? Mode::hybrid : Mode::interrupt;
+    spin_denied_++;
+  }
+  return ran_;
+}
+
+void Adaptive::end_tick(uint64_t now) {
+  uint64_t cpu = thread_cpu_ns();
+  seen_ = gov().neighbours(cpu_);
+  tick_.wall_ns = now - tick_start_;
+  // A queue reaped from several threads ends ticks on different threads,
+  // whose CPU clocks do not continue each other's (docs/adaptive.md, Limits).
+  tick_.cpu_ns = cpu > tick_cpu_ ? cpu - tick_cpu_ : 0;
+  // A spinner waits to run exactly while the others run.
+  tick_.delay_share = ran_ == Mode::poll ? seen_.others : 0;
+  mode_ns_[int(ran_)] += tick_.wall_ns;
+  Signals sig;
+  sig.contention = seen_.others;
+  sig.demand = seen_.demand;
+  sig.idle = seen_.idle;
+  sig.objective = objective_.load(std::memory_order_relaxed);
+  sig.wait_share = tick_.wall_ns ? double(tick_.wait_ns) / double(tick_.wall_ns) : 0;
+  sig.wake_cpu_ns = wake_->cpu_ns;
+  sig.hybrid_viable = hybrid_viable();
+  last_ = policy_.on_tick(now, ran_, tick_, sig);
   mode_ = last_.mode;
+  if (mode_ != Mode::poll) gov().release_spin(this);
   tick_ = TickSample{};
   tick_start_ = now;
   tick_cpu_ = cpu;
+  tick_level_ = contention_level(seen_.others);
   ticks_++;
 }
 
@@ -90,20 +111,21 @@ void Adaptive::completed(uint32_t len, uint64_t lat_ns) {
   tick_.lat_sum_ns += lat_ns;
   last_len_ = len;
   // Only a poller sees the device's own latency; the other modes add their wake-up.
-  if (mode_ == Mode::poll) lat_.add(len, lat_ns);
+  if (ran_ == Mode::poll) lat_.add(len, lat_ns);
 }
 
 void Adaptive::view(hio_adaptive_view* o) const {
   *o = hio_adaptive_view{};
-  o->mode = api_mode(mode_);
+  o->mode = api_mode(ran_);
   o->settled = api_mode(policy_.settled());
   o->probing = last_.probe;
-  o->contention = seen_.contention;
-  o->cpu_available = 1.0 - seen_.contention;
-  o->delay_share = seen_.delay_share;
-  o->nivcsw_per_s = seen_.nivcsw_per_s;
-  o->spare_cores = seen_.spare;
+  o->objective = objective_.load(std::memory_order_relaxed) == Objective::own ? HIO_OBJECTIVE_OWN : HIO_OBJECTIVE_SHARED;
+  o->cpu = cpu_;
+  o->contention = seen_.others;
+  o->cpu_available = 1.0 - seen_.others;
   o->others_cores = seen_.others;
+  o->demand_cores = seen_.demand;
+  o->idle_share = seen_.idle;
   o->latency_ns = lat_.mean_ns(last_len_);
   o->latency_stddev_ns = lat_.stddev_ns(last_len_);
   o->wake_cpu_ns = wake_ ? wake_->cpu_ns : 0;
@@ -113,11 +135,12 @@ void Adaptive::view(hio_adaptive_view* o) const {
   o->ticks = ticks_;
   o->switches = policy_.switches();
   o->probes = policy_.probes();
-  // The monitor is the calling thread's: from another thread the counts
-  // start from wherever that thread's monitor stands.
-  const ContentionMonitor& mon = ContentionMonitor::this_thread();
-  o->monitor_samples = mon.samples() > monitor_samples0_ ? mon.samples() - monitor_samples0_ : 0;
-  o->monitor_ns = mon.cost_ns() > monitor_ns0_ ? mon.cost_ns() - monitor_ns0_ : 0;
+  o->spin_denied = spin_denied_;
+  // The governor is the process's: its cost since this queue started.
+  const Governor& g = gov_ ? *gov_ : Governor::get();
+  o->monitor_samples = g.samples() > monitor_samples0_ ? g.samples() - monitor_samples0_ : 0;
+  o->monitor_ns = g.cost_ns() > monitor_ns0_ ? g.cost_ns() - monitor_ns0_ : 0;
+  o->monitor_source = core_source_name(g.source());
 }
 
 }  // namespace hio

@@ -1,13 +1,15 @@
 // The adaptive strategy at run time: cuts a queue's waiting into ticks,
-// measures each tick (time, CPU, completions, the thread's contention), asks
-// the policy which mode the next tick uses, and sizes hybrid sleeps from the
-// latency estimator. Lives in the Waiter; runs on the thread that waits.
+// measures each tick (time, CPU, completions), takes the other tenants of
+// its core from the governor, asks the policy which mode the next tick uses,
+// holds the core's spin lease while it polls, and sizes hybrid sleeps from
+// the latency estimator. Lives in the Waiter; runs on the thread that waits.
 #pragma once
+#include <atomic>
 #include <cstdint>
 
 #include "hybridio/hio.h"
 #include "wait/adaptive_policy.hpp"
-#include "wait/contention.hpp"
+#include "wait/governor.hpp"
 #include "wait/latency.hpp"
 
 namespace hio {
@@ -28,7 +30,13 @@ struct HintSource {
 
 class Adaptive {
  public:
-  explicit Adaptive(PolicyParams p = {}) : policy_(p) {}
+  explicit Adaptive(PolicyParams p = {}, Governor* gov = nullptr) : policy_(p), gov_(gov) {}
+  ~Adaptive();
+  Adaptive(const Adaptive&) = delete;
+  Adaptive& operator=(const Adaptive&) = delete;
+  // From any thread; applies from the next tick.
+  void set_objective(Objective o) { objective_.store(o, std::memory_order_relaxed); }
+  Objective objective() const { return objective_.load(std::memory_order_relaxed); }
 
   // The mode for a wait starting now; ends the current tick if it is over.
   Mode begin_wait(uint64_t now);
@@ -45,15 +53,22 @@ class Adaptive {
  private:
   void end_tick(uint64_t now);
 
+  bool hybrid_viable() const;
+  Governor& gov() { return gov_ ? *gov_ : Governor::get(); }
+
   AdaptivePolicy policy_;
+  Governor* gov_;
+  std::atomic<Objective> objective_{Objective::shared};
   LatencyEstimator lat_;
   const WakeCost* wake_ = nullptr;
   Decision last_{};
-  Mode mode_ = Mode::poll;
+  Mode mode_ = Mode::poll;  // the policy's choice for this tick
+  Mode ran_ = Mode::poll;   // what this tick runs: poll turns to a sleeping mode when another queue spins here
   bool started_ = false;
-  uint64_t tick_start_ = 0, tick_cpu_ = 0, ticks_ = 0;
+  int cpu_ = -1, tick_level_ = 0;
+  uint64_t tick_start_ = 0, tick_cpu_ = 0, ticks_ = 0, spin_denied_ = 0;
   TickSample tick_{};
-  ContentionView seen_{};
+  NeighbourView seen_{};
   uint32_t last_len_ = 4096;
   uint64_t mode_ns_[kModes] = {};
   uint64_t monitor_samples0_ = 0, monitor_ns0_ = 0;

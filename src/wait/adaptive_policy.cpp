@@ -10,7 +10,7 @@ int contention_level(double c) {
   return l;
 }
 
-void AdaptivePolicy::learn(uint64_t now, Mode m, const TickSample& s, Table& t) {
+void AdaptivePolicy::learn(uint64_t now, Mode m, const TickSample& s, const Signals& sig, Table& t) {
   if (s.completions < p_.min_completions || s.wall_ns == 0) return;
   double n = double(s.completions);
   // Time other threads held the CPU is not this mode's doing: measure the
@@ -27,6 +27,9 @@ void AdaptivePolicy::learn(uint64_t now, Mode m, const TickSample& s, Table& t) 
   c.cpu_ns = mix(c.cpu_ns, double(s.cpu_ns) / n);
   c.lat_ns = mix(c.lat_ns, double(s.lat_sum_ns) / n);
   c.sleeps = mix(c.sleeps, double(s.sleeps) / n);
+  c.others = c.known && !c.borrowed ? mix(c.others, sig.contention) : sig.contention;
+  c.idle = c.known && !c.borrowed ? mix(c.idle, sig.idle) : sig.idle;
+  if (sig.demand >= 0) c.demand = c.demand >= 0 && !c.borrowed ? mix(c.demand, sig.demand) : sig.demand;
   c.known = true;
   c.borrowed = false;
   c.at_ns = now;
@@ -52,8 +55,8 @@ void AdaptivePolicy::borrow(uint64_t now, int level) {
     }
 }
 
-double AdaptivePolicy::score(Mode m, double contention, double wake_cpu_ns) const {
-  const Table& t = table(contention);
+double AdaptivePolicy::score(Mode m, const Signals& sig) const {
+  const Table& t = table(sig.contention);
   const ModeCost& c = t.cost[size_t(int(m))];
   if (!c.known) return 0;
   // The best rate alone: measured alone if it was, else corrected for the
@@ -64,30 +67,32 @@ double AdaptivePolicy::score(Mode m, double contention, double wake_cpu_ns) cons
   if (best_solo == 0)
     for (const ModeCost& k : t.cost)
       if (k.known) best_solo = std::max(best_solo, k.iops_free);
-  // Our progress is measured. The co-runner's is not, so it is modelled
-  // from how each mode shares the core with it:
-  // - a poller is always runnable, so a fair scheduler hands the co-runner
-  //   the core whenever it wants it, up to half: it loses nothing unless it
-  //   wants more. A poller sees that demand only up to the half, so from the
-  //   heavy level on it is taken to be the whole core, unless, while this
-  //   thread slept, the co-runner left the core idle or used no more than a
-  //   fair half of it: then it wants what it used then;
-  // - a sleeper wakes into the co-runner's time: each wake-up preempts it,
-  //   so it loses the share of the core this mode was measured to use,
-  //   counting what each wake-up costs outside the thread (interrupt
-  //   handling, the switches) as half a wake-up's CPU more.
   double ours = best_solo > 0 ? c.iops / best_solo : 0;
-  if (contention < p_.quiet) return ours;
-  double theirs;
-  if (m == Mode::poll) {
-    if (contention < kLevelEdges[kLevels - 2]) theirs = 1.0;
-    else if (t.others >= 0 && (t.spare >= p_.spare_free || t.others <= p_.fair_half))
-      theirs = std::min(1.0, 0.5 / std::max(t.others, 0.5));
-    else theirs = 0.5;
-  } else {
-    double used = c.iops * (c.cpu_ns + p_.hidden_wake_share * wake_cpu_ns * c.sleeps) / 1e9;
-    theirs = std::clamp(1.0 - used, 0.0, 1.0);
+  if (sig.objective == Objective::own || sig.contention < p_.quiet) return ours;
+  // The other tenants' progress relative to alone is the share of what
+  // they want that they get. What they get in each mode is measured: their
+  // use of the core then, less what our wake-ups cost them outside our
+  // thread (interrupt handling, the switches: half a wake-up's CPU each),
+  // which the core's busy time counts as theirs. What they want is the
+  // time they were runnable beside our poller (PSI); without it, the most
+  // they used in any mode, or the whole core where the core was full beside
+  // a sleeping mode (they might have taken more) or where they reached the
+  // fair half beside our poller (the scheduler caps them there).
+  double want = 0;
+  bool full = false;
+  const ModeCost& poll = t.cost[size_t(int(Mode::poll))];
+  for (Mode m2 : {Mode::interrupt, Mode::poll, Mode::hybrid}) {
+    const ModeCost& k = t.cost[size_t(int(m2))];
+    if (!k.known) continue;
+    want = std::max(want, k.others);
+    // A spinner keeps the core busy whatever the others want: only a
+    // sleeper's full core says they might take more.
+    full = full || (m2 != Mode::poll && k.idle < p_.spare_free);
   }
+  if (poll.known && poll.demand >= 0) want = std::max(want, poll.demand);
+  else if (full || (poll.known && poll.others >= p_.saturated)) want = 1.0;
+  double hidden = c.iops * p_.hidden_wake_share * sig.wake_cpu_ns * c.sleeps / 1e9;
+  double theirs = want > 0 ? std::clamp((c.others - hidden) / want, 0.0, 1.0) : 1.0;
   return ours + theirs;
 }
 
@@ -112,7 +117,7 @@ Mode AdaptivePolicy::best(const Signals& sig, std::array<double, kModes>& obj) c
       double slack = p_.light_lat_slack * (m == cur_ ? p_.switch_gain : 1.0);
       obj[size_t(i)] = c.lat_ns <= slack * poll.lat_ns && c.cpu_ns > 0 ? poll.cpu_ns / c.cpu_ns : 0;
     } else {
-      obj[size_t(i)] = score(m, sig.contention, sig.wake_cpu_ns);
+      obj[size_t(i)] = score(m, sig);
     }
   }
   // Beside other work, hybrid must beat interrupt clearly: its wake-ups
@@ -162,11 +167,7 @@ Mode AdaptivePolicy::next_probe(uint64_t now, const Signals& sig, const std::arr
 Decision AdaptivePolicy::on_tick(uint64_t now, Mode ran, const TickSample& s, const Signals& sig) {
   borrow(now, contention_level(sig.contention));
   Table& here = table(sig.contention);
-  learn(now, ran, s, here);
-  if (ran != Mode::poll && sig.spare >= 0) {
-    here.spare = sig.spare;
-    here.others = sig.others;
-  }
+  learn(now, ran, s, sig, here);
   Decision d;
   Mode cand = best(sig, d.score);
   if (cand == cur_) {

@@ -1,6 +1,6 @@
 // The adaptive strategy's decision: which of interrupt, poll and hybrid a
-// queue uses for its next tick, from what each mode was measured to cost and
-// how much CPU other work on the same cores wants. Pure logic: it is fed
+// queue uses for its next tick, from what each mode was measured to cost,
+// what the other tenants of its core use and want, and the objective. Pure logic: it is fed
 // measurements and returns a mode, so tests drive it with synthetic signals.
 // docs/adaptive.md explains the model and every constant.
 #pragma once
@@ -24,6 +24,10 @@ struct TickSample {
   double delay_share = 0;    // share of the tick spent runnable but not running
 };
 
+// What the policy maximises beside other tenants: this queue's own
+// progress, or both tenants' combined progress (each relative to alone).
+enum class Objective : int { shared = 0, own = 1 };
+
 // What the policy learned of one mode.
 struct ModeCost {
   bool known = false;
@@ -32,23 +36,27 @@ struct ModeCost {
   double cpu_ns = 0;    // thread CPU per completion
   double lat_ns = 0;    // mean completion latency
   double sleeps = 0;    // sleeps per completion
+  double others = 0;    // cores the other tenants used meanwhile
+  double demand = -1;   // and wanted (-1: not known)
+  double idle = 0;      // share of the time the core was idle
   uint64_t at_ns = 0;   // when it was last measured
   bool borrowed = false; // copied from the nearest level, not measured here
 };
 
 // The situation at the end of a tick.
 struct Signals {
-  double contention = 0;  // CPU (in cores, 0..1) other work wants from our cores
-  double spare = -1;      // idle cores while the thread slept lately (-1: not known)
-  double others = -1;     // cores others used meanwhile (-1: not known)
+  double contention = 0;  // cores (0..1) the other tenants use on the queue's core
+  double demand = -1;     // what they want there: use + waiting (-1: not known)
+  double idle = 0;        // share of the time the core was idle
+  Objective objective = Objective::shared;
   double wait_share = 0;  // share of the last tick the queue spent waiting
   double wake_cpu_ns = 0; // measured CPU cost of one sleep and wake-up
   bool hybrid_viable = true;  // a hybrid sleep would save more CPU than the wake-up costs
 };
 
 struct PolicyParams {
-  uint64_t tick_ns = 5'000'000;             // decision cadence
-  uint64_t probe_tick_ns = 2'500'000;       // a probe's length
+  uint64_t tick_ns = 2'000'000;             // decision cadence
+  uint64_t probe_tick_ns = 4'000'000;       // a probe's length: past one 3 ms scheduler slice
   double quiet = 0.05;                       // contention below this: nobody wants our CPU
   double light_wait_share = 0.5;             // waiting less than this: light demand
   double light_lat_slack = 1.15;             // light demand may cost this much latency
@@ -59,8 +67,8 @@ struct PolicyParams {
   uint64_t probe_max_ns = 2'000'000'000;     // and at most, once things are steady
   double far_behind = 0.8;                   // a mode scoring below this share of the best backs off faster
   double hidden_wake_share = 0.5;            // wake-up CPU not charged to the thread, per sleep
-  double spare_free = 0.05;                  // idle cores that show a neighbour had all it wanted
-  double fair_half = 0.55;                   // or using no more than this while the queue slept
+  double saturated = 0.4;                    // beside a poller, others using this much may want more
+  double spare_free = 0.05;                  // a core idle this much beside a sleeper: the others had all they wanted
   uint64_t min_completions = 8;              // a tick with fewer teaches nothing
   double ewma = 0.25;                        // weight of a new measurement
 };
@@ -68,7 +76,7 @@ struct PolicyParams {
 struct Decision {
   Mode mode = Mode::poll;  // for the next tick
   bool probe = false;      // a short visit to another mode, to measure it
-  std::array<double, kModes> score{};  // predicted combined progress (0: unknown)
+  std::array<double, kModes> score{};  // predicted progress under the objective (0: unknown)
 };
 
 // Contention levels, each with its own table of what the modes cost: a
@@ -89,8 +97,8 @@ class AdaptivePolicy {
   const ModeCost& cost(Mode m, double contention) const {
     return tab_[size_t(contention_level(contention))].cost[size_t(int(m))];
   }
-  // Predicted combined progress of both tenants in mode m (0 if unknown).
-  double score(Mode m, double contention, double wake_cpu_ns) const;
+  // Predicted progress in mode m under sig's objective (0 if unknown).
+  double score(Mode m, const Signals& sig) const;
   uint64_t switches() const { return switches_; }
   uint64_t probes() const { return probes_; }
   const PolicyParams& params() const { return p_; }
@@ -99,9 +107,8 @@ class AdaptivePolicy {
   struct Table {
     std::array<ModeCost, kModes> cost{};
     std::array<uint64_t, kModes> probe_every{}, last_probe{};
-    double spare = -1, others = -1;  // seen while sleeping at this level
   };
-  void learn(uint64_t now, Mode m, const TickSample& s, Table& t);
+  void learn(uint64_t now, Mode m, const TickSample& s, const Signals& sig, Table& t);
   void borrow(uint64_t now, int level);
   Mode best(const Signals& sig, std::array<double, kModes>& score) const;
   Mode next_probe(uint64_t now, const Signals& sig, const std::array<double, kModes>& score);

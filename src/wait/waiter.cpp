@@ -16,6 +16,8 @@ int Waiter::validate(const hio_strategy& s) {
   if (m < HIO_WAIT_INTERRUPT || m > HIO_WAIT_ADAPTIVE) return failf(EINVAL, "unknown wait mode %d", m);
   if (!(s.hybrid_fraction >= 0.0 && s.hybrid_fraction <= 10.0))
     return failf(EINVAL, "hybrid sleep fraction %g is outside 0..10", s.hybrid_fraction);
+  int o = raw_enum(s.objective);
+  if (o != HIO_OBJECTIVE_SHARED && o != HIO_OBJECTIVE_OWN) return failf(EINVAL, "unknown adaptive objective %d", o);
   if (s.hybrid_sleep_ns > 1000000000ull)
     return failf(EINVAL, "hybrid sleep of %llu ns exceeds one second", (unsigned long long)s.hybrid_sleep_ns);
   return 0;
@@ -24,6 +26,7 @@ int Waiter::validate(const hio_strategy& s) {
 void Waiter::set(const hio_strategy& s) {
   fixed_sleep_ns_.store(s.hybrid_sleep_ns, std::memory_order_relaxed);
   fraction_.store(s.hybrid_fraction > 0 ? s.hybrid_fraction : 0.5, std::memory_order_relaxed);
+  adaptive_.set_objective(s.objective == HIO_OBJECTIVE_OWN ? Objective::own : Objective::shared);
   mode_.store(s.mode, std::memory_order_release);
 }
 
@@ -32,6 +35,7 @@ hio_strategy Waiter::get() const {
   s.mode = hio_wait_mode(mode_.load(std::memory_order_acquire));
   s.hybrid_sleep_ns = fixed_sleep_ns_.load(std::memory_order_relaxed);
   s.hybrid_fraction = fraction_.load(std::memory_order_relaxed);
+  s.objective = adaptive_.objective() == Objective::own ? HIO_OBJECTIVE_OWN : HIO_OBJECTIVE_SHARED;
   return s;
 }
 

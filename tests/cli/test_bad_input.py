@@ -28,6 +28,8 @@ def assert_usage_error(p, *needles):
         ("--completion=spin", ["'spin'", "--completion"]),
         ("--verify=md5", ["'md5'", "--verify"]),
         ("--adaptive_log=yes", ["'yes'", "--adaptive_log"]),
+        ("--adaptive_log=100us", ["'100us'", "--adaptive_log", "1ms"]),
+        ("--adaptive_objective=both", ["'both'", "--adaptive_objective", "shared or own"]),
         ("--cpus_allowed=1-0", ["'1-0'", "--cpus_allowed"]),
         ("--direct=maybe", ["'maybe'", "--direct"]),
         ("--frobnicate=1", ["'--frobnicate'"]),
@@ -41,6 +43,11 @@ def assert_usage_error(p, *needles):
 )
 def test_bad_option_value(run, arg, needles):
     assert_usage_error(run("--name=j", EMU, arg), *needles)
+
+
+def test_objective_without_adaptive(run):
+    assert_usage_error(run("--name=j", EMU, "--completion=poll", "--adaptive_objective=own"),
+                       "--adaptive_objective applies to --completion=adaptive only")
 
 
 def test_option_without_value(run):

@@ -81,7 +81,24 @@ def test_adaptive_reports_its_modes_and_monitor(run_json):
     assert a["wake_cpu_us"] > 0
     assert a["last"]["settled"] in ("interrupt", "poll", "hybrid")
     assert 0 <= a["last"]["contention"] <= 1
+    assert a["last"]["objective"] == "shared" and a["monitor"]["source"] in ("cpuidle", "proc_stat")
     assert "timeline" not in out["jobs"][0]["hybridio"]
+
+
+def test_adaptive_objective_own_is_carried_to_the_view(run_json):
+    out = run_json("--name=j", *SMALL, "--rw=randread", "--runtime=0.2", "--time_based", "--completion=adaptive",
+                   "--adaptive_objective=own")
+    assert out["jobs"][0]["hybridio"]["adaptive"]["last"]["objective"] == "own"
+
+
+def test_adaptive_log_takes_an_interval(run_json):
+    out = run_json("--name=j", *SMALL, "--rw=randread", "--runtime=0.2", "--time_based", "--completion=adaptive",
+                   "--adaptive_log=5ms")
+    tl = out["jobs"][0]["hybridio"]["timeline"]
+    # One sample per 5 ms of a 200 ms run, give or take the scheduler: far more than the bare flag's 100 ms.
+    assert 20 <= len(tl) <= 41
+    assert all(b["t_ms"] > a["t_ms"] for a, b in zip(tl, tl[1:]))
+    assert all({"others_cores", "demand_cores", "idle_share", "cpu"} <= set(p) for p in tl)
 
 
 def test_adaptive_log_samples_every_100ms(run_json):

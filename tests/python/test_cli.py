@@ -7,7 +7,7 @@ import pytest
 
 
 def study(hio_bench, *args, env=None):
-    return subprocess.run([sys.executable, "-m", "hybridio.study", "--hio-bench", hio_bench, "--handles", "0", *args],
+    return subprocess.run([sys.executable, "-m", "hybridio.study", "--hio-bench", hio_bench, "--handles", "0", "--bursty", "0", *args],
                           capture_output=True, text=True, env=env, timeout=60)
 
 

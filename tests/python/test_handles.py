@@ -323,7 +323,7 @@ def test_study_runs_the_handle_experiments_after_the_rest(hio_bench, tmp_path, m
     out = tmp_path / "study"
     status = study.main(["--hio-bench", hio_bench, "--out", str(out), "--targets", "emu:pcie4", "--strategies",
                          "poll", "--loads", "0", "--threads", "1", "--repeats", "1", "--runtime", "1",
-                         "--timeline", "0", "--handles", "1"])
+                         "--timeline", "0", "--handles", "1", "--bursty", "0"])
     said = capsys.readouterr().out
     assert status == 0
     assert "+ 2 handle-experiment runs" in said and "Priority: the high-priority job got" in said

@@ -20,7 +20,8 @@ def study_out(hio_bench, tmp_path_factory):
     p = subprocess.run([sys.executable, "-m", "hybridio.study", "--hio-bench", hio_bench, "--handles", "0",
                         "--out", str(out),
                         "--targets", "emu:pcie4", "--strategies", "interrupt,poll", "--loads", "0,100",
-                        "--threads", "1,2", "--repeats", "1", "--runtime", "1", "--timeline", "1"],
+                        "--threads", "1,2", "--repeats", "1", "--runtime", "1", "--timeline", "1",
+                        "--bursty", "1", "--bursts", "50,0"],
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     assert f"Report: {out}/report.html" in p.stdout
@@ -34,7 +35,8 @@ def test_outputs(study_out):
     assert all(set(summary.COLUMNS) <= set(r) for r in rows)
     assert (study_out / "summary.csv").read_text().splitlines()[0] == ",".join(summary.COLUMNS)
     assert sorted(p.name for p in (study_out / "plots").glob("*.png")) == [
-        "emu_pcie4-interference.png", "emu_pcie4-normalized.png", "emu_pcie4-scaling.png", "emu_pcie4-timeline.png"]
+        "emu_pcie4-bursty-timeline.png", "emu_pcie4-bursty.png", "emu_pcie4-interference.png",
+        "emu_pcie4-normalized.png", "emu_pcie4-scaling.png", "emu_pcie4-timeline.png"]
     assert len(list((study_out / "raw").glob("*.json"))) == 2 * 2 + 2 * 2 * 2
     tl = json.loads((study_out / "timeline.json").read_text())["emu:pcie4"]
     assert set(tl) == {"adaptive", "poll", "interrupt"}
@@ -44,6 +46,13 @@ def test_outputs(study_out):
     v = json.loads((study_out / "verdicts.json").read_text())[0]
     assert any(s.startswith("Timeline:") for s in v["sentences"])
     assert v["timeline"]["right_mode_alone"] in ("interrupt", "poll")
+    bursty = json.loads((study_out / "bursty.json").read_text())
+    assert {(r["strategy"], r["burst"]) for r in bursty["results"]} == {
+        (s, b) for s in ("poll", "interrupt", "adaptive", "adaptive-own") for b in (50, 0)}
+    assert all(r["neighbour_cpu_ns"] > 0 and r["scores"]["shared"] > r["scores"]["own"] > 0
+               for r in bursty["results"])
+    assert any("of the better static strategy by its objective (shared)" in s for s in v["sentences"])
+    assert any(s.startswith("Bursty neighbour, adaptive:") for s in v["sentences"])
 
 
 def chromium():
@@ -55,7 +64,7 @@ def chromium():
 
 def test_report_opens_with_every_image_loaded(study_out, tmp_path):
     html = (study_out / "report.html").read_text()
-    assert html.count("<img ") == 4  # normalized, interference, scaling, timeline
+    assert html.count("<img ") == 6  # normalized, interference, scaling, timeline, bursty, its timeline
     # The same page, plus a script that records whether every image decoded.
     probe = tmp_path / "probe.html"
     probe.write_text(html.replace("</body>", "<script>window.addEventListener('load', () => {"

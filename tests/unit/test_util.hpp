@@ -54,7 +54,7 @@ inline void fill(void* buf, size_t len, uint64_t seed) {
 }
 
 inline hio_strategy strat(hio_wait_mode m, uint64_t sleep_ns = 0, double frac = 0) {
-  return hio_strategy{m, sleep_ns, frac};
+  return hio_strategy{m, sleep_ns, frac, HIO_OBJECTIVE_SHARED};
 }
 
 class Engine {

@@ -38,6 +38,7 @@ hio_strategy strategy_of(const JobOptions& o) {
   s.mode = o.completion;
   s.hybrid_sleep_ns = uint64_t(o.hybrid_sleep_us * 1000.0);
   s.hybrid_fraction = 0.5;
+  s.objective = o.objective;
   return s;
 }
 
@@ -195,7 +196,7 @@ class Runner {
     clock_gettime(CLOCK_REALTIME, &wall_clock);
     r.start_unix_ms = double(hio::ts_ns(wall_clock)) / 1e6;
     log_ios_ = 0;
-    logging_ = o_.adaptive_log;
+    logging_ = o_.adaptive_log_ns > 0;
     hio_reaper_stats rs0 = sh_.reaper_stats(o_);
     if (!r.error) loop(end, limit, r);
     logging_ = false;
@@ -291,11 +292,9 @@ class Runner {
     }
   }
 
-  static constexpr uint64_t kLogPeriodNs = 100'000'000;
-
   void log_sample(JobResult& r) {
     uint64_t now = hio::now_ns();
-    if (now < log_next_ + kLogPeriodNs) return;
+    if (now < log_next_ + o_.adaptive_log_ns) return;
     uint64_t ios = p_.read_ios.load(std::memory_order_relaxed) + p_.write_ios.load(std::memory_order_relaxed);
     TimelinePoint pt;
     pt.t_ms = double(now - log_start_) / 1e6;

@@ -118,9 +118,18 @@ const std::map<std::string, Setter>& table() {
        }},
       {"adaptive_log",
        [](JobOptions& o, const std::string& v) {
-         if (v == "1") o.adaptive_log = true;
-         else if (v == "0") o.adaptive_log = false;
-         else invalid("adaptive_log", v, "expected 0 or 1");
+         // A bare --adaptive_log (value "1") keeps its old meaning: every 100 ms.
+         if (v == "1") o.adaptive_log_ns = 100'000'000;
+         else if (v == "0") o.adaptive_log_ns = 0;
+         else {
+           double s = seconds_value("adaptive_log", v);
+           if (s < 1e-3 || s > 10) invalid("adaptive_log", v, "expected an interval from 1ms to 10s, or 0 for none");
+           o.adaptive_log_ns = uint64_t(s * 1e9 + 0.5);
+         }
+       }},
+      {"adaptive_objective",
+       [](JobOptions& o, const std::string& v) {
+         if (hio_objective_parse(v.c_str(), &o.objective) < 0) invalid("adaptive_objective", v, "expected shared or own");
        }},
       {"queue",
        [](JobOptions& o, const std::string& v) {
@@ -262,6 +271,8 @@ void check(const JobOptions& o) {
   for (const char* k : {"poll_period_us", "reaper_cpu"})
     if (!o.reaper_thread && given(k))
       throw UsageError("job '" + o.name + "': --" + k + " applies to --reaper=thread only");
+  if (o.objective != HIO_OBJECTIVE_SHARED && o.completion != HIO_WAIT_ADAPTIVE)
+    throw UsageError("job '" + o.name + "': --adaptive_objective applies to --completion=adaptive only");
   if (o.hybrid_sleep_us > 0 && o.completion != HIO_WAIT_HYBRID)
     throw UsageError("job '" + o.name + "': --hybrid_sleep_us applies to --completion=hybrid only");
 }
@@ -411,8 +422,13 @@ Job options:
   --completion=MODE      how to wait for completions: interrupt (default), poll,
                          hybrid, iopoll, hybrid_iopoll, sqpoll (docs/strategies.md),
                          adaptive (docs/adaptive.md)
-  --adaptive_log         add a timeline to the JSON: every 100 ms, the IOPS and
-                         (adaptive) the mode and the contention it saw
+  --adaptive_log[=TIME]  add a timeline to the JSON: every TIME (1ms to 10s;
+                         bare: 100ms), the IOPS and (adaptive) the mode and the
+                         other tenants it saw on its core
+  --adaptive_objective=shared|own
+                         adaptive: what to maximise beside other tenants:
+                         shared (default), both tenants' combined progress;
+                         own, this job's throughput
   --hybrid_sleep_us=N    hybrid: sleep N us before polling (default: half the
                          moving-average latency)
 

@@ -39,7 +39,8 @@ struct JobOptions {
   bool verify = false;
   hio_wait_mode completion = HIO_WAIT_INTERRUPT;
   double hybrid_sleep_us = 0;  // 0: half the moving-average latency
-  bool adaptive_log = false;   // a timeline sample every 100 ms in the JSON
+  uint64_t adaptive_log_ns = 0;  // a timeline sample this often in the JSON (0: none)
+  hio_objective objective = HIO_OBJECTIVE_SHARED;
   QueueMode queue = QueueMode::Dedicated;
   bool high_priority = false;  // a queue of its own, reaped first
   uint64_t cache_mb = 0;       // 0: no block cache

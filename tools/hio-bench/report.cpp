@@ -32,18 +32,20 @@ json view_json(const hio_adaptive_view& v) {
   return {{"mode", hio_wait_mode_name(v.mode)},
           {"settled", hio_wait_mode_name(v.settled)},
           {"probing", bool(v.probing)},
+          {"objective", hio_objective_name(v.objective)},
+          {"cpu", v.cpu},
           {"contention", v.contention},
           {"cpu_available", v.cpu_available},
-          {"delay_share", v.delay_share},
-          {"nivcsw_per_s", v.nivcsw_per_s},
-          {"spare_cores", v.spare_cores},
           {"others_cores", v.others_cores},
+          {"demand_cores", v.demand_cores},
+          {"idle_share", v.idle_share},
           {"latency_us", v.latency_ns / 1e3},
           {"latency_stddev_us", v.latency_stddev_ns / 1e3},
           {"hybrid_sleep_us", double(v.hybrid_sleep_ns) / 1e3},
           {"score", {{kModes[0], v.score[0]}, {kModes[1], v.score[1]}, {kModes[2], v.score[2]}}},
           {"switches", v.switches},
-          {"probes", v.probes}};
+          {"probes", v.probes},
+          {"spin_denied", v.spin_denied}};
 }
 
 // Time share per mode, switches, probes, the monitor's own cost and its
@@ -57,7 +59,8 @@ json adaptive_json(const hio_queue_stats& q, const JobResult& r) {
     const hio_adaptive_view& v = r.view;
     a["monitor"] = {{"samples", v.monitor_samples},
                     {"ns_per_sample", v.monitor_samples ? double(v.monitor_ns) / double(v.monitor_samples) : 0.0},
-                    {"cpu_pct", q.wall_ns ? 100.0 * double(v.monitor_ns) / double(q.wall_ns) : 0.0}};
+                    {"cpu_pct", q.wall_ns ? 100.0 * double(v.monitor_ns) / double(q.wall_ns) : 0.0},
+                    {"source", v.monitor_source}};
     a["wake_cpu_us"] = v.wake_cpu_ns / 1e3;
     a["wake_late_us"] = v.wake_late_ns / 1e3;
     a["last"] = view_json(v);
@@ -165,7 +168,7 @@ std::string report_json(const std::vector<JobOptions>& jobs, const std::vector<J
               {"hybrid_sleep_us", o.hybrid_sleep_us}};
     if (o.completion == HIO_WAIT_ADAPTIVE) h["adaptive"] = adaptive_json(q, r);
     h["handle"] = handle_json(o, r);
-    if (o.adaptive_log) {
+    if (o.adaptive_log_ns) {
       h["timeline"] = timeline_json(r.timeline);
       h["start_unix_ms"] = r.start_unix_ms;
     }

@@ -7,7 +7,7 @@ namespace hybridio::rocksdb {
 namespace {
 
 constexpr std::string_view kScheme = "hybridio://";
-constexpr const char* kKeys = "wait, background, cache_mb, cache_policy, direct, depth, readahead, stats";
+constexpr const char* kKeys = "wait, objective, background, cache_mb, cache_policy, direct, depth, readahead, stats";
 
 bool parse_wait(const std::string& v, hio_wait_mode* m) {
   if (v == "interrupt") *m = HIO_WAIT_INTERRUPT;
@@ -33,6 +33,8 @@ std::string set(const std::string& uri, const std::string& key, const std::strin
   if (key == "wait" || key == "background") {
     if (!parse_wait(v, key == "wait" ? &c->wait : &c->background))
       return bad(uri, key, v, "interrupt, poll, hybrid or adaptive");
+  } else if (key == "objective") {
+    if (hio_objective_parse(v.c_str(), &c->objective) < 0) return bad(uri, key, v, "shared or own");
   } else if (key == "cache_mb") {
     if (!parse_uint(v, 1 << 20, &n)) return bad(uri, key, v, "a size in MiB, 0..1048576");
     c->cache_mb = n;

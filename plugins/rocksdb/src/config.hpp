@@ -12,6 +12,7 @@ struct Config {
   std::string uri;
   hio_wait_mode wait = HIO_WAIT_ADAPTIVE;        // the application's threads
   hio_wait_mode background = HIO_WAIT_INTERRUPT; // RocksDB's flush and compaction threads
+  hio_objective objective = HIO_OBJECTIVE_SHARED; // what adaptive maximises beside other tenants
   uint64_t cache_mb = 0;  // 0: no block cache of hybridio's
   hio_cache_write cache_policy = HIO_CACHE_WRITE_THROUGH;
   bool direct = true;     // O_DIRECT: hybridio's cache, not the kernel's page cache

@@ -115,6 +115,7 @@ std::shared_ptr<ThreadQueue> Core::ThisThreadQueue(std::string* err) {
   pthread_getname_np(pthread_self(), name, sizeof name);
   bool background = std::strncmp(name, "rocksdb:", 8) == 0;
   o.strategy.mode = background ? cfg_.background : cfg_.wait;
+  o.strategy.objective = cfg_.objective;
   hio_queue* q = nullptr;
   if (hio_queue_create(engine_, &o, &q) < 0) {
     *err = std::string("hybridio: queue: ") + hio_last_error();

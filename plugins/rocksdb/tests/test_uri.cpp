@@ -12,6 +12,7 @@ TEST(Uri, DefaultsWithNoQuery) {
     ASSERT_EQ(ParseUri(u, &c), "") << u;
     EXPECT_EQ(c.wait, HIO_WAIT_ADAPTIVE);
     EXPECT_EQ(c.background, HIO_WAIT_INTERRUPT);
+    EXPECT_EQ(c.objective, HIO_OBJECTIVE_SHARED);
     EXPECT_EQ(c.cache_mb, 0u);
     EXPECT_TRUE(c.direct);
     EXPECT_EQ(c.depth, 64u);
@@ -22,12 +23,13 @@ TEST(Uri, DefaultsWithNoQuery) {
 
 TEST(Uri, EveryKey) {
   Config c;
-  ASSERT_EQ(ParseUri("hybridio://?wait=poll&background=hybrid&cache_mb=256&cache_policy=write_back&direct=0&depth=8&readahead=off&"
+  ASSERT_EQ(ParseUri("hybridio://?wait=poll&objective=own&background=hybrid&cache_mb=256&cache_policy=write_back&direct=0&depth=8&readahead=off&"
                      "stats=/tmp/s.json",
                      &c),
             "");
   EXPECT_EQ(c.wait, HIO_WAIT_POLL);
   EXPECT_EQ(c.background, HIO_WAIT_HYBRID);
+  EXPECT_EQ(c.objective, HIO_OBJECTIVE_OWN);
   EXPECT_EQ(c.cache_mb, 256u);
   EXPECT_EQ(c.cache_policy, HIO_CACHE_WRITE_BACK);
   EXPECT_FALSE(c.direct);
@@ -52,6 +54,7 @@ TEST(Uri, BadInputIsNamed) {
                        Bad{"hybridio://?wait=spin", "bad value 'spin' for wait"},
                        Bad{"hybridio://?wait=iopoll", "bad value 'iopoll' for wait"},
                        Bad{"hybridio://?background=spin", "bad value 'spin' for background"},
+                       Bad{"hybridio://?objective=both", "bad value 'both' for objective (expected shared or own)"},
                        Bad{"hybridio://?cache_mb=-1", "bad value '-1' for cache_mb"},
                        Bad{"hybridio://?cache_mb=12k", "bad value '12k' for cache_mb"},
                        Bad{"hybridio://?cache_mb=99999999999999999999", "for cache_mb"},

@@ -1,0 +1,245 @@
+#include "wait/governor.hpp"
+
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "util/clock.hpp"
+
+namespace hio {
+
+void CoreWindow::add(const CoreInterval& in) {
+  if (in.dt_ns <= 0) return;
+  ring_[next_] = in;
+  next_ = (next_ + 1) % kSlots;
+  count_ = std::min(count_ + 1, kSlots);
+}
+
+NeighbourView CoreWindow::view() const {
+  // The most recent intervals that make up the window; the oldest of them
+  // counts only for the part that falls inside it.
+  double dt = 0, others = 0, idle = 0, demand = 0, demand_dt = 0;
+  for (int i = 0; i < count_ && dt < kWindowNs; i++) {
+    const CoreInterval& in = ring_[(next_ - 1 - i + kSlots) % kSlots];
+    double part = std::min(1.0, (kWindowNs - dt) / in.dt_ns);
+    double o = std::clamp(in.busy_ns - in.own_ns, 0.0, in.dt_ns);
+    others += part * o;
+    idle += part * std::max(0.0, in.dt_ns - in.busy_ns);
+    dt += part * in.dt_ns;
+    // Beside our spinner the others are runnable exactly when some task
+    // waits for the core, so the stall time is their demand (their use is
+    // capped by the fair share they get). Beside our sleepers they get what
+    // they want: their use is their demand.
+    if (in.own_spinning && in.stall_ns >= 0) {
+      demand += part * std::max(o, std::min(in.stall_ns, in.dt_ns));
+      demand_dt += part * in.dt_ns;
+    } else if (!in.own_spinning) {
+      demand += part * o;
+      demand_dt += part * in.dt_ns;
+    }
+  }
+  NeighbourView v;
+  if (dt <= 0) return v;
+  v.others = others / dt;
+  v.idle = idle / dt;
+  v.window_ns = dt;
+  // Known when it covers most of the window.
+  v.demand = demand_dt >= 0.5 * dt ? std::max(v.others, demand / demand_dt) : -1;
+  return v;
+}
+
+// A thread's membership: joins on its first wait, leaves when it ends.
+struct Membership {
+  Governor* gov = nullptr;
+  Governor::Member* m = nullptr;
+  ~Membership() {
+    if (gov && m) gov->leave(m);
+  }
+};
+
+Governor& Governor::get() {
+  static Governor* g = new Governor(int(std::max(1L, sysconf(_SC_NPROCESSORS_CONF))));
+  return *g;
+}
+
+Governor::Governor(int ncpu, bool read_kernel)
+    : ncpu_(std::max(1, ncpu)),
+      read_kernel_(read_kernel),
+      load_(read_kernel ? std::make_unique<CoreLoad>(ncpu_) : nullptr),
+      cores_(new Core[size_t(ncpu_)]),
+      members_(new Member[kMaxMembers]) {}
+
+Governor::~Governor() = default;
+
+Governor::Member* Governor::join() {
+  pid_t tid = pid_t(syscall(SYS_gettid));
+  std::lock_guard<std::mutex> g(join_mu_);
+  int n = nmembers_.load(std::memory_order_relaxed);
+  Member* slot = nullptr;
+  for (int i = 0; i < n && !slot; i++)
+    if (members_[i].tid.load(std::memory_order_relaxed) == 0) slot = &members_[i];
+  if (!slot) {
+    if (n == kMaxMembers) return nullptr;  // not counted as ours: at worst it reads as a neighbour
+    slot = &members_[n];
+    nmembers_.store(n + 1, std::memory_order_release);
+  }
+  slot->run_ns.store(thread_cpu_ns(), std::memory_order_relaxed);
+  slot->cpu.store(-1, std::memory_order_relaxed);
+  slot->tid.store(tid, std::memory_order_release);
+  return slot;
+}
+
+void Governor::leave(Member* m) {
+  m->cpu.store(-1, std::memory_order_relaxed);
+  m->tid.store(0, std::memory_order_release);
+}
+
+Governor::Member* Governor::member() {
+  thread_local Membership ms;
+  if (!ms.m || ms.gov != this) {
+    ms.gov = this;
+    ms.m = join();
+  }
+  return ms.m;
+}
+
+int Governor::enter(uint64_t now) {
+  int cpu = sched_getcpu();
+  if (cpu < 0 || cpu >= ncpu_) cpu = 0;
+  if (!read_kernel_) return cpu;  // a test's governor: fed by hand
+  if (Member* m = member()) m->cpu.store(cpu, std::memory_order_relaxed);
+  if (now - cores_[cpu].last_sample.load(std::memory_order_relaxed) >= kSampleNs) sample(cpu, now);
+  return cpu;
+}
+
+void Governor::sample(int cpu, uint64_t now) {
+  Core& c = cores_[cpu];
+  std::unique_lock<std::mutex> g(c.sampling, std::try_to_lock);
+  if (!g.owns_lock()) return;
+  if (now - c.last_sample.load(std::memory_order_relaxed) < kSampleNs) return;
+  // Its cost is the CPU it takes: wall time would count preemptions by the
+  // very neighbours it measures.
+  uint64_t t0 = thread_cpu_ns();
+  c.last_sample.store(now, std::memory_order_relaxed);
+  // This core's cpuidle counter is current: the sampler runs on it, so it
+  // is not in an idle period the kernel has yet to account.
+  uint64_t idle = 0;
+  bool ok = load_->idle_ns(cpu, &idle);
+  // Our threads' run time since their last accounting, charged to the core
+  // each is on now (a thread that moved is charged to where it went).
+  double own = 0;
+  int n = nmembers_.load(std::memory_order_acquire);
+  for (int i = 0; i < n; i++) {
+    Member& m = members_[i];
+    pid_t tid = m.tid.load(std::memory_order_acquire);
+    if (tid == 0 || m.cpu.load(std::memory_order_relaxed) != cpu) continue;
+    uint64_t run = thread_cpu_ns_tid(tid);
+    if (run == 0) continue;
+    uint64_t before = m.run_ns.exchange(run, std::memory_order_relaxed);
+    if (run > before) own += double(run - before);
+  }
+  bool spinner = spinning(cpu, now) && c.spin_since.load(std::memory_order_relaxed) <= c.at;
+  // The stall time tells demand from use only beside our spinner, and only
+  // matters once the others' use nears the fair half it caps them at.
+  if (!spinner || c.others.load(std::memory_order_relaxed) < kAmbiguousOthers / 2) {
+    c.stall_at = 0;
+    c.stall_share = -1;
+  } else if (now - c.stall_at >= kStallSpanNs) {
+    uint64_t stall;
+    if (load_->psi_some_ns(&stall)) {
+      if (c.stall_at && stall >= c.stall) {
+        // PSI sums the stall over all CPUs, weighted by how busy each was.
+        // The other cores' busy share is what they last showed (unknown ones
+        // count as idle): the stall is taken to be this core's.
+        double others_busy = 0;
+        for (int k = 0; k < ncpu_; k++)
+          if (k != cpu) others_busy += cores_[k].busy.load(std::memory_order_relaxed);
+        c.stall_share = std::min(1.0, double(stall - c.stall) / double(now - c.stall_at) * (1 + others_busy));
+      }
+      c.stall = stall;
+      c.stall_at = now;
+    }
+  }
+  if (ok && c.have && now > c.at && idle >= c.idle_total) {
+    CoreInterval in;
+    in.dt_ns = double(now - c.at);
+    in.busy_ns = std::max(0.0, in.dt_ns - double(idle - c.idle_total));
+    in.own_ns = own;
+    in.own_spinning = spinner;
+    if (spinner && c.stall_share >= 0) in.stall_ns = c.stall_share * in.dt_ns;
+    feed(cpu, in);
+  }
+  c.have = ok;
+  if (ok) c.idle_total = idle;
+  c.at = now;
+  samples_.fetch_add(1, std::memory_order_relaxed);
+  cost_ns_.fetch_add(thread_cpu_ns() - t0, std::memory_order_relaxed);
+}
+
+void Governor::feed(int cpu, const CoreInterval& in) {
+  if (cpu < 0 || cpu >= ncpu_) return;
+  Core& c = cores_[cpu];
+  c.window.add(in);
+  NeighbourView v = c.window.view();
+  c.others.store(v.others, std::memory_order_relaxed);
+  c.demand.store(v.demand, std::memory_order_relaxed);
+  c.idle.store(v.idle, std::memory_order_relaxed);
+  c.window_ns.store(v.window_ns, std::memory_order_relaxed);
+  c.busy.store(in.dt_ns > 0 ? in.busy_ns / in.dt_ns : 0, std::memory_order_relaxed);
+}
+
+NeighbourView Governor::neighbours(int cpu) const {
+  NeighbourView v;
+  if (cpu < 0 || cpu >= ncpu_) return v;
+  const Core& c = cores_[cpu];
+  v.others = c.others.load(std::memory_order_relaxed);
+  v.demand = c.demand.load(std::memory_order_relaxed);
+  v.idle = c.idle.load(std::memory_order_relaxed);
+  v.window_ns = c.window_ns.load(std::memory_order_relaxed);
+  return v;
+}
+
+bool Governor::claim_spin(int cpu, const void* owner, uint64_t now) {
+  if (cpu < 0 || cpu >= ncpu_) return true;
+  Core& c = cores_[cpu];
+  const void* cur = c.spinner.load(std::memory_order_acquire);
+  if (cur != owner) {
+    if (cur && c.lease_until.load(std::memory_order_relaxed) > now) return false;
+    if (!c.spinner.compare_exchange_strong(cur, owner, std::memory_order_acq_rel)) return false;
+    c.spin_since.store(now, std::memory_order_relaxed);
+    // A queue that spun on another core gives that lease up.
+    for (int k = 0; k < ncpu_; k++) {
+      const void* o = owner;
+      if (k != cpu) cores_[k].spinner.compare_exchange_strong(o, nullptr, std::memory_order_acq_rel);
+    }
+  }
+  c.lease_until.store(now + kLeaseNs, std::memory_order_relaxed);
+  return true;
+}
+
+void Governor::release_spin(const void* owner) {
+  if (!owner) return;
+  for (int k = 0; k < ncpu_; k++) {
+    const void* o = owner;
+    cores_[k].spinner.compare_exchange_strong(o, nullptr, std::memory_order_acq_rel);
+  }
+}
+
+bool Governor::spinning(int cpu, uint64_t now) const {
+  if (cpu < 0 || cpu >= ncpu_) return false;
+  const Core& c = cores_[cpu];
+  return c.spinner.load(std::memory_order_acquire) != nullptr &&
+         c.lease_until.load(std::memory_order_relaxed) > now;
+}
+
+const char* Governor::fallback_reason() const { return load_ ? load_->fallback_reason().c_str() : ""; }
+
+int Governor::own_threads() const {
+  int n = nmembers_.load(std::memory_order_acquire), live = 0;
+  for (int i = 0; i < n; i++) live += members_[i].tid.load(std::memory_order_relaxed) != 0;
+  return live;
+}
+
+}  // namespace hio

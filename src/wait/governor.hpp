@@ -1,0 +1,126 @@
+// The governor: one per process. It keeps the picture of the other tenants
+// on every core our threads run on (each core's busy time less what our own
+// threads ran there, over the last few milliseconds) and hands out the one
+// spin lease per core. It has no thread of its own: whichever of our threads
+// waits next takes the sample that is due.
+#pragma once
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "wait/core_load.hpp"
+
+namespace hio {
+
+// One core between two samples.
+struct CoreInterval {
+  double dt_ns = 0;
+  double busy_ns = 0;      // not idle
+  double own_ns = 0;       // run time of our own threads there
+  double stall_ns = -1;    // time some task waited for it (PSI; -1: unknown)
+  bool own_spinning = false;  // one of our queues held the spin lease throughout
+};
+
+// What the other tenants did with a core over the window.
+struct NeighbourView {
+  double others = 0;    // cores they used, 0..1 (our threads excluded)
+  double demand = -1;   // what they wanted: use + time waiting for the core (-1: not known)
+  double idle = 0;      // share of the window the core was idle
+  double window_ns = 0; // how much time the figures cover
+};
+
+// A core's recent intervals. Pure: tests feed it synthetic intervals.
+class CoreWindow {
+ public:
+  static constexpr double kWindowNs = 8e6;  // beside a CPU-bound task the scheduler alternates 3 ms slices
+  void add(const CoreInterval& in);
+  NeighbourView view() const;
+
+ private:
+  static constexpr int kSlots = 64;
+  CoreInterval ring_[kSlots]{};
+  int next_ = 0, count_ = 0;
+};
+
+class Governor {
+ public:
+  static constexpr uint64_t kSampleNs = 1'000'000;      // at most one sample per this
+  static constexpr uint64_t kLeaseNs = 10'000'000;      // an unrenewed spin lease lapses after this
+  static constexpr double kAmbiguousOthers = 0.3;       // beside our spinner, use above this may hide more demand
+  // PSI weighs each CPU's stall by its busy time in whole jiffies, so reads
+  // closer than a few jiffies lose most of it: it is read this seldom, and
+  // its share holds until the next read.
+  static constexpr uint64_t kStallSpanNs = 16'000'000;
+
+  static Governor& get();
+  // For tests: a governor over `ncpu` CPUs that reads nothing until fed.
+  explicit Governor(int ncpu, bool read_kernel = true);
+  ~Governor();
+
+  // Called by each of our threads as it starts to wait: registers it as ours
+  // (once), records the core it is on, and takes a sample if one is due.
+  // Returns that core.
+  int enter(uint64_t now_ns);
+  // The other tenants on `cpu`, as last sampled.
+  NeighbourView neighbours(int cpu) const;
+
+  // At most one of our queues spins on a core. True if `owner` holds (or
+  // now takes) the lease of `cpu`; it is renewed on every call.
+  bool claim_spin(int cpu, const void* owner, uint64_t now_ns);
+  void release_spin(const void* owner);
+  // Whether someone of ours holds a live lease on cpu.
+  bool spinning(int cpu, uint64_t now_ns) const;
+
+  // Feeds one core's interval directly (tests; and the sampler).
+  void feed(int cpu, const CoreInterval& in);
+
+  CoreSource source() const { return load_ ? load_->source() : CoreSource::none; }
+  const char* fallback_reason() const;
+  uint64_t samples() const { return samples_.load(std::memory_order_relaxed); }
+  uint64_t cost_ns() const { return cost_ns_.load(std::memory_order_relaxed); }
+  int own_threads() const;
+
+ private:
+  // One of our threads. Slots are reused once their thread has ended.
+  struct Member {
+    std::atomic<pid_t> tid{0};
+    std::atomic<int> cpu{-1};
+    std::atomic<uint64_t> run_ns{0};  // CPU time at its last accounting
+  };
+  // A core's picture, and the state of its sampler (under `sampling`).
+  struct Core {
+    std::mutex sampling;
+    CoreWindow window;
+    uint64_t at = 0, idle_total = 0;
+    bool have = false;
+    uint64_t stall = 0, stall_at = 0;  // the last PSI read over our spinner
+    double stall_share = -1;           // its share of the time since the read before
+
+    std::atomic<uint64_t> last_sample{0};
+    std::atomic<double> others{0}, demand{-1}, idle{0}, window_ns{0}, busy{0};
+    std::atomic<const void*> spinner{nullptr};
+    std::atomic<uint64_t> lease_until{0}, spin_since{0};
+  };
+  static constexpr int kMaxMembers = 4096;
+  Member* member();
+  Member* join();
+  void leave(Member* m);
+  void sample(int cpu, uint64_t now);
+  void publish(int cpu);
+
+  int ncpu_;
+  bool read_kernel_;
+  std::unique_ptr<CoreLoad> load_;
+  std::unique_ptr<Core[]> cores_;
+  std::mutex join_mu_;
+  std::unique_ptr<Member[]> members_;
+  std::atomic<int> nmembers_{0};
+  std::atomic<uint64_t> samples_{0}, cost_ns_{0};
+  friend struct Membership;
+};
+
+}  // namespace hio

@@ -1,0 +1,114 @@
+"""The bursty-neighbour experiment's arithmetic: the plan, the scores, the
+comparison with the better static strategy, and reaction times."""
+import argparse
+import os
+import time
+
+import pytest
+
+from hybridio import bursty
+from hybridio.errors import UsageError
+
+
+def test_every_round_measures_its_own_references_in_a_shuffled_order():
+    p = bursty.plan(["a", "b"], [50, 0], ["poll", "adaptive"], rounds=3, seed=1)
+    for r in range(3):
+        steps = [s[1:] for s in p if s[0] == r]
+        assert ("io-alone", "a", None, "poll") in steps and ("neighbour-alone", None, 0, None) in steps
+        assert len(steps) == 2 + 2 + 2 * 2 * 2 == bursty.steps(["a", "b"], [50, 0], ["poll", "adaptive"], 1)
+    orders = [[s[1:] for s in p if s[0] == r] for r in range(3)]
+    assert orders[0] != orders[1] or orders[1] != orders[2]
+    assert bursty.plan(["a"], [0], ["poll"], 2, seed=1) == bursty.plan(["a"], [0], ["poll"], 2, seed=1)
+
+
+def test_scores_are_relative_to_the_rounds_references():
+    s = bursty.scores({"iops": 50.0, "neighbour_cpu_ns": 300}, io_alone=100.0, cpu_alone=400)
+    assert s == {"own": 0.5, "theirs": 0.75, "shared": 1.25}
+    assert bursty.scores({"iops": 50.0, "neighbour_cpu_ns": 0}, io_alone=100.0, cpu_alone=None)["shared"] == 0.5
+
+
+def test_without_a_neighbour_no_neighbour_reference_is_planned():
+    p = bursty.plan(["a"], [bursty.NONE, 0], ["poll"], rounds=1)
+    assert [s[1:] for s in p if s[1] == "neighbour-alone"] == [("neighbour-alone", None, 0, None)]
+    assert bursty.steps(["a"], [bursty.NONE, 0], ["poll"], 1) == len(p) == 1 + 1 + 2
+
+
+def result(rnd, strategy, own, theirs, target="t", burst=50):
+    return {"kind": "cell", "round": rnd, "target": target, "burst": burst, "strategy": strategy,
+            "scores": {"own": own, "theirs": theirs, "shared": own + theirs}}
+
+
+def test_adaptive_is_compared_with_the_better_static_strategy_of_its_round_by_its_objective():
+    res = [result(0, "poll", 1.0, 0.5), result(0, "interrupt", 0.6, 0.8),
+           result(0, "adaptive", 0.9, 0.7), result(0, "adaptive-own", 1.2, 0.1),
+           result(1, "poll", 0.8, 0.5), result(1, "interrupt", 0.6, 0.9),
+           result(1, "adaptive", 0.8, 0.8), result(1, "adaptive-own", 0.4, 0.9)]
+    (row,) = bursty.summarize(res, ["t"], [50])
+    # shared: round 0 best static 1.5 (poll), adaptive 1.6; round 1 best 1.5 (interrupt), adaptive 1.6
+    assert row["versus_best"]["adaptive"]["median"] == pytest.approx(1.6 / 1.5)
+    # own: round 0 best own 1.0, adaptive-own 1.2; round 1 best own 0.8, adaptive-own 0.4
+    v = row["versus_best"]["adaptive-own"]
+    assert (v["min"], v["max"], v["n"]) == (pytest.approx(0.5), pytest.approx(1.2), 2)
+    assert row["strategies"]["poll"]["shared"]["median"] == pytest.approx(1.4)
+    said = bursty.verdict(row)
+    assert any("adaptive scored 1.067" in s and ": met." in s for s in said)
+    assert any("adaptive-own scored 0.850" in s and "not met" in s for s in said)
+
+
+def test_right_modes_take_near_ties_as_both_right():
+    rows = bursty.summarize([result(0, "poll", 0.5, 0.5, burst=0), result(0, "interrupt", 0.8, 0.7, burst=0),
+                             result(1, "poll", 0.5, 0.5, burst=0), result(1, "interrupt", 0.49, 0.52, burst=0)],
+                            ["t"], [0])
+    # shared: poll 1.0 and 1.0, interrupt 1.5 and 1.01 -> medians 1.0 and 1.255; own: poll 0.5, interrupt 0.645
+    assert bursty.right_modes(rows, "t") == {"shared": ("interrupt",), "own": ("interrupt",)}
+    rows = bursty.summarize([result(0, "poll", 0.5, 0.5, burst=0), result(0, "interrupt", 0.4, 0.61, burst=0)],
+                            ["t"], [0])
+    assert bursty.right_modes(rows, "t")["shared"] == ("poll", "interrupt")
+
+
+def pts(*modes, step=1.0):
+    return [{"t_ms": (i + 1) * step, "settled": m} for i, m in enumerate(modes)]
+
+
+def test_settle_counts_from_the_change_to_the_first_sample_that_stays_right():
+    p = pts("poll", "poll", "interrupt", "poll", "interrupt", "interrupt")
+    assert bursty.settle_ms(p, 1000, 1000.5, 1006, ("interrupt",)) == pytest.approx(4.5)
+    assert bursty.settle_ms(p, 1000, 1000.5, 1003, ("interrupt",)) == pytest.approx(2.5)
+    assert bursty.settle_ms(p, 1000, 1000.5, 1002, ("interrupt",)) is None
+    assert bursty.settle_ms(p, 1000, 1000.5, 1006, ("poll", "interrupt")) == pytest.approx(0.5)
+
+
+def test_reactions_follow_each_change_inside_the_run():
+    points = pts(*(["interrupt"] * 8 + ["poll"] * 12), step=5.0)  # 5 .. 100 ms
+    run = {"job": {"job_runtime": 100, "hybridio": {"start_unix_ms": 1000, "timeline": points}},
+           "transitions": [(990, True), (1032, False), (1080, True)]}
+    got = bursty.reactions(run, ("interrupt",), ("poll",))
+    # the start at 990 falls before the run; the stop at 1032 settles at the 45 ms sample; the start at
+    # 1080 never settles on interrupt before the run ends
+    assert got == {"on": [None], "off": [pytest.approx(13.0)]}
+
+
+def args(**kw):
+    base = dict(hio_bench=__file__, bursts="50,0", strategies="poll,adaptive", repeats=1, runtime=2, cpu=0,
+                targets="emu:pcie3", file="/tmp/f", numjobs=1)
+    base.update(kw)
+    return argparse.Namespace(**base)
+
+
+@pytest.mark.parametrize("kw, needle", [
+    ({"bursts": "50,x"}, "'50,x'"), ({"bursts": "20000"}, "20000"), ({"strategies": "poll,spin"}, "'spin'"),
+    ({"repeats": 0}, "--repeats"), ({"cpu": 4096}, "4096"), ({"bursts": "-2"}, "-2"), ({"numjobs": 0}, "--numjobs=0"),
+])
+def test_bad_input_names_the_value(kw, needle):
+    with pytest.raises(UsageError, match=needle):
+        bursty.resolve(args(**kw))
+
+
+def test_the_neighbour_alternates_and_leaves_nothing_behind():
+    with bursty.Neighbour(0, 20) as n:
+        time.sleep(0.15)
+        pid = n.proc.pid
+        assert n.cpu_ns() > 0
+    states = [on for _, on in n.transitions]
+    assert len(states) >= 3 and states == [i % 2 == 0 for i in range(len(states))]
+    assert not os.path.exists(f"/proc/{pid}/stat") or open(f"/proc/{pid}/stat").read().split()[2] == "Z"

@@ -1,0 +1,461 @@
+// The governor and its pieces, driven by synthetic per-core signals: the
+// kernel texts it reads, the 8 ms window over a core's intervals, the
+// per-core picture and spin leases, the policy beside a bursty neighbour,
+// and the objective through the C API. No timing is asserted: intervals and
+// ticks carry made-up clocks.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "hybridio/hio.h"
+#include "test_util.hpp"
+#include "wait/adaptive_policy.hpp"
+#include "wait/core_load.hpp"
+#include "wait/governor.hpp"
+
+using namespace hio;
+
+// ---- the kernel's texts ---------------------------------------------------------------
+
+namespace {
+
+const char* kProcStat =
+    "cpu  640392 408 154001 980116 66485 0 27081 8980 0 0\n"
+    "cpu0 265623 237 34770 632971 7027 0 4100 2964 0 0\n"
+    "cpu1 374769 171 119231 347144 59457 0 22980 6015 0 0\n"
+    "intr 127638455 0 0\n"
+    "ctxt 265416254\n";
+
+}  // namespace
+
+TEST(CoreLoad, ParsesIdleAndIowaitPerCpu) {
+  std::vector<uint64_t> idle;
+  ASSERT_TRUE(parse_proc_stat_idle(kProcStat, idle));
+  ASSERT_EQ(idle.size(), 2u);
+  EXPECT_EQ(idle[0], 632971u + 7027u);
+  EXPECT_EQ(idle[1], 347144u + 59457u);
+}
+
+TEST(CoreLoad, CpusMissingFromTheTextStayZero) {
+  // A CPU offline (or outside a container's view) has no line.
+  std::vector<uint64_t> idle;
+  ASSERT_TRUE(parse_proc_stat_idle("cpu  5000 0 0 9000 0 0 0 0 0 0\ncpu2 10 0 0 700 30 0 0 0 0 0\n", idle));
+  ASSERT_EQ(idle.size(), 3u);
+  EXPECT_EQ(idle[0], 0u);
+  EXPECT_EQ(idle[1], 0u);
+  EXPECT_EQ(idle[2], 730u);
+}
+
+TEST(CoreLoad, MalformedProcStatIsRefused) {
+  std::vector<uint64_t> idle;
+  EXPECT_FALSE(parse_proc_stat_idle("", idle));
+  EXPECT_FALSE(parse_proc_stat_idle("intr 127638455 0 0\nctxt 265416254\n", idle));
+  EXPECT_FALSE(parse_proc_stat_idle("cpu0 265623 237 34770\n", idle));  // too few fields
+  EXPECT_FALSE(parse_proc_stat_idle("cpu0 265623 x 34770 632971 7027 0\n", idle));
+  EXPECT_FALSE(parse_proc_stat_idle("cpux 1 2 3 4 5 6\n", idle));
+}
+
+// The aggregate "cpu " line is no CPU's, whatever its first count. On a
+// freshly booted machine that count is small: it must not read as "cpuN".
+TEST(CoreLoad, TheAggregateLineIsNoCpu) {
+  std::vector<uint64_t> idle;
+  EXPECT_FALSE(parse_proc_stat_idle("cpu  2061 0 1542 88321 120 0 33 0 0 0\n", idle));
+  idle.clear();
+  ASSERT_TRUE(parse_proc_stat_idle(
+      "cpu  2061 0 1542 88321 120 0 33 0 0 0\n"
+      "cpu0 1030 0 771 44160 60 0 16 0 0 0\n"
+      "cpu1 1031 0 771 44161 60 0 17 0 0 0\n",
+      idle));
+  EXPECT_EQ(idle.size(), 2u);
+  EXPECT_EQ(idle[1], 44161u + 60u);
+}
+
+TEST(CoreLoad, ParsesPsiSomeTotal) {
+  uint64_t us = 0;
+  ASSERT_TRUE(parse_psi_some_us(
+      "some avg10=1.25 avg60=0.40 avg300=0.08 total=123456789\n"
+      "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n",
+      &us));
+  EXPECT_EQ(us, 123456789u);
+  // Kernels before 5.13 have no "full" line for the CPU.
+  ASSERT_TRUE(parse_psi_some_us("some avg10=0.00 avg60=0.00 avg300=0.00 total=42\n", &us));
+  EXPECT_EQ(us, 42u);
+}
+
+TEST(CoreLoad, MalformedPsiIsRefused) {
+  uint64_t us = 7;
+  EXPECT_FALSE(parse_psi_some_us("", &us));
+  EXPECT_FALSE(parse_psi_some_us("full avg10=0.00 avg60=0.00 avg300=0.00 total=5\n", &us));
+  // "some" without its total; the "full" line's must not stand in for it.
+  EXPECT_FALSE(parse_psi_some_us(
+      "some avg10=0.00 avg60=0.00 avg300=0.00\n"
+      "full avg10=0.00 avg60=0.00 avg300=0.00 total=5\n",
+      &us));
+  EXPECT_FALSE(parse_psi_some_us("some avg10=0.00 avg60=0.00 avg300=0.00 total=\n", &us));
+  EXPECT_FALSE(parse_psi_some_us("some avg10=0.00 avg60=0.00 avg300=0.00 total=abc\n", &us));
+  EXPECT_EQ(us, 7u);  // untouched on failure
+}
+
+TEST(CoreLoad, SourceNames) {
+  EXPECT_EQ(std::string(core_source_name(CoreSource::cpuidle)), "cpuidle");
+  EXPECT_EQ(std::string(core_source_name(CoreSource::proc_stat)), "proc_stat");
+  EXPECT_EQ(std::string(core_source_name(CoreSource::none)), "none");
+}
+
+// ---- a core's window -------------------------------------------------------------------
+
+namespace {
+
+constexpr double kMs = 1e6;
+
+// 1 ms on a core: busy `busy` of it, our threads `own` of it (shares of the interval).
+CoreInterval interval(double busy, double own, bool spinning = false, double stall = -1) {
+  CoreInterval in;
+  in.dt_ns = kMs;
+  in.busy_ns = busy * kMs;
+  in.own_ns = own * kMs;
+  in.own_spinning = spinning;
+  in.stall_ns = stall < 0 ? -1 : stall * kMs;
+  return in;
+}
+// Our sleeper alone: the core busy only while it runs.
+CoreInterval alone() { return interval(0.3, 0.3); }
+// A neighbour arrives and takes the whole core (busy - own = dt).
+CoreInterval neighbour() { return interval(1.0, 0.0); }
+
+}  // namespace
+
+TEST(CoreWindow, EmptySaysNothing) {
+  CoreWindow w;
+  NeighbourView v = w.view();
+  EXPECT_EQ(v.others, 0);
+  EXPECT_EQ(v.demand, -1);
+  EXPECT_EQ(v.window_ns, 0);
+  w.add(CoreInterval{});  // no time: ignored
+  EXPECT_EQ(w.view().window_ns, 0);
+}
+
+TEST(CoreWindow, SeesANeighbourArriveWithinOneInterval) {
+  CoreWindow w;
+  for (int i = 0; i < 20; i++) w.add(alone());
+  ASSERT_EQ(w.view().others, 0);
+  w.add(neighbour());
+  EXPECT_GT(w.view().others, 0.05);  // one 1 ms interval of 8
+  for (int i = 1; i < 8; i++) w.add(neighbour());
+  EXPECT_NEAR(w.view().others, 1.0, 1e-9);  // after 8 ms, all of the window
+  EXPECT_NEAR(w.view().window_ns, CoreWindow::kWindowNs, 1);
+  EXPECT_NEAR(w.view().idle, 0.0, 1e-9);
+}
+
+TEST(CoreWindow, SeesANeighbourLeaveOnce8MsHavePassed) {
+  CoreWindow w;
+  for (int i = 0; i < 20; i++) w.add(neighbour());
+  for (int i = 0; i < 7; i++) w.add(alone());
+  EXPECT_GT(w.view().others, 0.05);  // 1 ms of 8 still holds it
+  w.add(alone());
+  EXPECT_NEAR(w.view().others, 0.0, 1e-9);
+  EXPECT_NEAR(w.view().idle, 0.7, 1e-9);
+}
+
+// Two of our threads sharing a core keep it busy: that is no neighbour.
+TEST(CoreWindow, OurOwnRunTimeNeverCounts) {
+  CoreWindow w;
+  for (int i = 0; i < 20; i++) w.add(interval(1.0, 1.0));
+  EXPECT_NEAR(w.view().others, 0.0, 1e-9);
+  EXPECT_NEAR(w.view().idle, 0.0, 1e-9);
+  // Nor does our run time above the busy time (a thread that moved mid-interval).
+  for (int i = 0; i < 20; i++) w.add(interval(0.5, 0.8));
+  EXPECT_NEAR(w.view().others, 0.0, 1e-9);
+}
+
+// Beside our spinner the neighbour's use is capped at the fair half; the
+// time some task waited for the core is what it wanted.
+TEST(CoreWindow, DemandFromTheStallBesideOurSpinner) {
+  CoreWindow w;
+  for (int i = 0; i < 10; i++) w.add(interval(1.0, 0.5, /*spinning=*/true, /*stall=*/1.0));
+  NeighbourView v = w.view();
+  EXPECT_NEAR(v.others, 0.5, 1e-9);
+  EXPECT_NEAR(v.demand, 1.0, 1e-9);
+}
+
+TEST(CoreWindow, DemandUnknownBesideOurSpinnerWithoutStall) {
+  CoreWindow w;
+  for (int i = 0; i < 10; i++) w.add(interval(1.0, 0.5, /*spinning=*/true));
+  NeighbourView v = w.view();
+  EXPECT_NEAR(v.others, 0.5, 1e-9);
+  EXPECT_EQ(v.demand, -1);
+}
+
+// Beside our sleepers the neighbour gets what it wants: its use is its demand.
+TEST(CoreWindow, DemandIsTheUseBesideOurSleepers) {
+  CoreWindow w;
+  for (int i = 0; i < 10; i++) w.add(interval(0.7, 0.3));
+  NeighbourView v = w.view();
+  EXPECT_NEAR(v.others, 0.4, 1e-9);
+  EXPECT_NEAR(v.demand, 0.4, 1e-9);
+  EXPECT_NEAR(v.idle, 0.3, 1e-9);
+}
+
+// ---- the governor -------------------------------------------------------------------
+
+TEST(Governor, ATestGovernorReadsNothing) {
+  Governor g(4, false);
+  EXPECT_EQ(g.source(), CoreSource::none);
+  EXPECT_EQ(std::string(g.fallback_reason()), "");
+  int cpu = g.enter(1'000'000'000);
+  EXPECT_GE(cpu, 0);
+  EXPECT_LT(cpu, 4);
+  EXPECT_EQ(g.samples(), 0u);
+  for (int c = 0; c < 4; c++) EXPECT_EQ(g.neighbours(c).others, 0) << "cpu " << c;
+}
+
+TEST(Governor, KeepsCoresApart) {
+  Governor g(4, false);
+  for (int i = 0; i < 10; i++) {
+    g.feed(1, neighbour());
+    g.feed(2, alone());
+  }
+  EXPECT_NEAR(g.neighbours(1).others, 1.0, 1e-9);
+  EXPECT_NEAR(g.neighbours(2).others, 0.0, 1e-9);
+  EXPECT_NEAR(g.neighbours(2).idle, 0.7, 1e-9);
+  EXPECT_EQ(g.neighbours(0).window_ns, 0);  // never fed
+  EXPECT_EQ(g.neighbours(3).window_ns, 0);
+  // CPUs it does not cover are ignored, and read as nobody.
+  g.feed(4, neighbour());
+  g.feed(-1, neighbour());
+  EXPECT_EQ(g.neighbours(4).others, 0);
+  EXPECT_EQ(g.neighbours(-1).others, 0);
+  EXPECT_EQ(g.neighbours(0).others, 0);
+}
+
+TEST(Governor, PublishesDemandPerCore) {
+  Governor g(4, false);
+  for (int i = 0; i < 10; i++) {
+    g.feed(0, interval(1.0, 0.5, true, 1.0));  // beside our spinner, stalled
+    g.feed(3, interval(1.0, 0.5, true));       // beside our spinner, no PSI
+  }
+  EXPECT_NEAR(g.neighbours(0).demand, 1.0, 1e-9);
+  EXPECT_EQ(g.neighbours(3).demand, -1);
+}
+
+namespace {
+constexpr uint64_t kT0 = 1'000'000'000;
+}  // namespace
+
+TEST(Governor, OneSpinLeasePerCore) {
+  Governor g(4, false);
+  int a = 0, b = 0;
+  ASSERT_TRUE(g.claim_spin(1, &a, kT0));
+  EXPECT_TRUE(g.spinning(1, kT0));
+  EXPECT_FALSE(g.spinning(2, kT0));
+  EXPECT_TRUE(g.claim_spin(1, &a, kT0 + 1));                        // its holder renews it
+  EXPECT_FALSE(g.claim_spin(1, &b, kT0 + 2));                       // a second owner is refused...
+  EXPECT_FALSE(g.claim_spin(1, &b, kT0 + Governor::kLeaseNs - 1));  // ...while the lease is live
+  EXPECT_TRUE(g.claim_spin(2, &b, kT0 + 3));                        // another core is free
+}
+
+TEST(Governor, AnUnrenewedLeaseLapses) {
+  Governor g(4, false);
+  int a = 0, b = 0;
+  ASSERT_TRUE(g.claim_spin(1, &a, kT0));
+  EXPECT_FALSE(g.claim_spin(1, &b, kT0 + Governor::kLeaseNs - 1));
+  EXPECT_FALSE(g.spinning(1, kT0 + Governor::kLeaseNs + 1));
+  EXPECT_TRUE(g.claim_spin(1, &b, kT0 + Governor::kLeaseNs + 1));
+  // Now the first owner is the one refused.
+  EXPECT_FALSE(g.claim_spin(1, &a, kT0 + Governor::kLeaseNs + 2));
+}
+
+TEST(Governor, AReleasedLeaseIsFreeAtOnce) {
+  Governor g(4, false);
+  int a = 0, b = 0;
+  ASSERT_TRUE(g.claim_spin(1, &a, kT0));
+  ASSERT_FALSE(g.claim_spin(1, &b, kT0 + 1));
+  g.release_spin(&a);
+  EXPECT_FALSE(g.spinning(1, kT0 + 2));
+  EXPECT_TRUE(g.claim_spin(1, &b, kT0 + 2));
+  g.release_spin(nullptr);  // nobody's: nothing happens
+  EXPECT_TRUE(g.spinning(1, kT0 + 3));
+}
+
+// A core taken out of the queue's affinity mask (or a thread the scheduler
+// moved) shows as its owner claiming another core: the old lease goes.
+TEST(Governor, AnOwnerThatMovesGivesUpItsOldLease) {
+  Governor g(4, false);
+  int a = 0, b = 0;
+  ASSERT_TRUE(g.claim_spin(1, &a, kT0));
+  ASSERT_FALSE(g.claim_spin(1, &b, kT0 + 1));  // held
+  ASSERT_TRUE(g.claim_spin(2, &a, kT0 + 2));   // a now waits on cpu 2
+  EXPECT_FALSE(g.spinning(1, kT0 + 3));
+  EXPECT_TRUE(g.claim_spin(1, &b, kT0 + 3));
+  EXPECT_TRUE(g.spinning(2, kT0 + 3));
+  EXPECT_FALSE(g.claim_spin(2, &b, kT0 + 4));  // b moving onto a's core is refused
+  EXPECT_TRUE(g.spinning(1, kT0 + 4));         // and keeps its own lease
+}
+
+// ---- the policy beside a bursty neighbour ----------------------------------------------
+
+namespace {
+
+struct Truth {
+  double iops, cpu_us, lat_us, sleeps;
+};
+using Device = std::array<Truth, kModes>;  // interrupt, poll, hybrid
+
+// test_adaptive.cpp's virtio disk: an interrupt costs less than half a
+// polled I/O's CPU, and keeps more of the queue's IOPS beside a CPU-bound
+// neighbour than polling at half the core does (35K against 22.5K).
+const Device kDisk{{{35000, 10, 28, 1}, {45000, 22, 22, 0}, {27000, 20, 36, 1}}};
+// A fast device where interrupts lose most of the rate: polling at half the
+// core keeps more (50K against 40K).
+const Device kFast{{{40000, 8, 25, 1}, {100000, 10, 10, 0}, {40000, 8, 25, 1}}};
+
+const PolicyParams kParams;
+
+double own_share(const Device& d, Mode m, double delay) {
+  const Truth& t = d[size_t(int(m))];
+  return std::min(1.0, t.iops * (1 - delay) * t.cpu_us * 1e-6);
+}
+
+// A tick in mode m, alone or beside a CPU-bound neighbour: a poller gets
+// half the core; a sleeper leaves the neighbour the rest.
+TickSample tick(const Device& d, Mode m, bool neighbour, uint64_t wall) {
+  const Truth& t = d[size_t(int(m))];
+  TickSample s;
+  s.wall_ns = wall;
+  s.delay_share = neighbour && m == Mode::poll ? 0.5 : 0.0;
+  s.completions = uint64_t(t.iops * (1 - s.delay_share) * double(wall) / 1e9);
+  s.cpu_ns = uint64_t(t.cpu_us * 1000 * double(s.completions));
+  s.lat_sum_ns = uint64_t(t.lat_us * 1000 * double(s.completions));
+  s.sleeps = uint64_t(t.sleeps * double(s.completions));
+  s.wait_ns = uint64_t(0.95 * double(wall));
+  return s;
+}
+
+// What the governor reports at the end of that tick. The neighbour wants
+// the whole core: beside the poller it uses half and PSI shows it wanting
+// all; beside a sleeper it takes what is left and the core is never idle.
+Signals seen(const Device& d, Mode m, bool neighbour, Objective obj) {
+  Signals g;
+  g.objective = obj;
+  g.wait_share = 0.95;
+  g.wake_cpu_ns = 5000;
+  if (!neighbour) {
+    g.idle = 1 - own_share(d, m, 0);
+  } else if (m == Mode::poll) {
+    g.contention = 0.5;
+    g.demand = 1.0;
+  } else {
+    g.contention = 1 - own_share(d, m, 0);  // ~0.65 beside the disk's interrupts
+    g.demand = g.contention;                 // beside a sleeper use is all the window shows
+  }
+  return g;
+}
+
+// Alternates 25 ticks alone and 25 beside the neighbour for `cycles`;
+// after the first cycle, checks that from the second tick of each phase on
+// the settled mode is `alone_mode` or `beside_mode`. Returns the first
+// miss ("" if none).
+std::string bursty(const Device& d, Objective obj, Mode alone_mode, Mode beside_mode, AdaptivePolicy& p,
+                   int cycles = 8) {
+  constexpr int kPhase = 25;
+  uint64_t now = 0;
+  Mode mode = Mode::poll;
+  bool probing = false;
+  for (int c = 0; c < cycles; c++)
+    for (bool neighbour : {false, true})
+      for (int i = 1; i <= kPhase; i++) {
+        uint64_t wall = probing ? kParams.probe_tick_ns : kParams.tick_ns;
+        now += wall;
+        Decision dec = p.on_tick(now, mode, tick(d, mode, neighbour, wall), seen(d, mode, neighbour, obj));
+        mode = dec.mode;
+        probing = dec.probe;
+        Mode want = neighbour ? beside_mode : alone_mode;
+        if (c > 0 && i >= 2 && p.settled() != want) {
+          std::ostringstream o;
+          o << "cycle " << c << (neighbour ? ", neighbour on" : ", alone") << ", tick " << i << ": settled on mode "
+            << int(p.settled()) << ", expected " << int(want);
+          return o.str();
+        }
+      }
+  return "";
+}
+
+}  // namespace
+
+TEST(AdaptiveBursty, SharedFollowsTheNeighbourWithinTwoTicks) {
+  AdaptivePolicy p;
+  EXPECT_EQ(bursty(kDisk, Objective::shared, Mode::poll, Mode::interrupt, p), "");
+  EXPECT_GE(p.switches(), 14u);  // two per cycle after the first
+}
+
+TEST(AdaptiveBursty, OwnTakesInterruptsWhereTheyKeepMoreOfOurRate) {
+  AdaptivePolicy p;
+  EXPECT_EQ(bursty(kDisk, Objective::own, Mode::poll, Mode::interrupt, p), "");
+}
+
+TEST(AdaptiveBursty, OwnKeepsPollingWhereItKeepsMoreOfOurRate) {
+  AdaptivePolicy p;
+  EXPECT_EQ(bursty(kFast, Objective::own, Mode::poll, Mode::poll, p), "");
+  // Informed, not by default: the interrupt's rate beside the neighbour was measured.
+  EXPECT_TRUE(p.cost(Mode::interrupt, 0.5).known);
+  EXPECT_EQ(p.switches(), 0u);
+}
+
+// Own progress alone decides under Objective::own: the neighbour's share
+// does not enter the score.
+TEST(AdaptiveBursty, OwnScoresOnlyTheQueuesRate) {
+  AdaptivePolicy p;
+  bursty(kDisk, Objective::shared, Mode::poll, Mode::interrupt, p, 2);
+  Signals own = seen(kDisk, Mode::poll, true, Objective::own);
+  Signals shared = seen(kDisk, Mode::poll, true, Objective::shared);
+  for (Mode m : {Mode::interrupt, Mode::poll}) {
+    EXPECT_GT(p.score(m, own), 0) << int(m);
+    EXPECT_LE(p.score(m, own), 1.0) << int(m);
+    EXPECT_GT(p.score(m, shared), p.score(m, own)) << int(m);
+  }
+}
+
+// ---- the objective through the C API -------------------------------------------------------
+
+TEST(Objective, NamedAndParsed) {
+  EXPECT_EQ(std::string(hio_objective_name(HIO_OBJECTIVE_SHARED)), "shared");
+  EXPECT_EQ(std::string(hio_objective_name(HIO_OBJECTIVE_OWN)), "own");
+  hio_objective o = HIO_OBJECTIVE_SHARED;
+  ASSERT_EQ(hio_objective_parse("own", &o), 0);
+  EXPECT_EQ(o, HIO_OBJECTIVE_OWN);
+  ASSERT_EQ(hio_objective_parse("shared", &o), 0);
+  EXPECT_EQ(o, HIO_OBJECTIVE_SHARED);
+}
+
+TEST(Objective, UnknownNameRefused) {
+  hio_objective o = HIO_OBJECTIVE_OWN;
+  EXPECT_EQ(hio_objective_parse("both", &o), -EINVAL);
+  EXPECT_TRUE(hiotest::Contains(hio_last_error(), "'both'"));
+  EXPECT_EQ(o, HIO_OBJECTIVE_OWN);  // untouched
+  EXPECT_EQ(hio_objective_parse(nullptr, &o), -EINVAL);
+  EXPECT_EQ(hio_objective_parse("own", nullptr), -EINVAL);
+}
+
+TEST(Objective, CarriedByTheStrategy) {
+  hiotest::Engine e;
+  hio_strategy s = hiotest::strat(HIO_WAIT_ADAPTIVE);
+  s.objective = HIO_OBJECTIVE_OWN;
+  hiotest::Queue q(e, 4, s);
+  ASSERT_EQ(q.rc(), 0) << q.err();
+  hio_strategy got{};
+  ASSERT_EQ(hio_queue_get_strategy(q, &got), 0);
+  EXPECT_EQ(got.objective, HIO_OBJECTIVE_OWN);
+  hio_adaptive_view v;
+  ASSERT_EQ(hio_queue_adaptive_view(q, &v), 0) << hio_last_error();
+  EXPECT_EQ(v.objective, HIO_OBJECTIVE_OWN);
+  hio_strategy bad = s;
+  bad.objective = hio_objective(7);
+  EXPECT_EQ(hio_queue_set_strategy(q, &bad), -EINVAL);
+  ASSERT_EQ(hio_queue_get_strategy(q, &got), 0);
+  EXPECT_EQ(got.objective, HIO_OBJECTIVE_OWN);  // the previous one kept
+}
