@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: build test study strategies bench-fio bench-adaptive bench-handles bench-rocksdb clean
+.PHONY: build test study strategies bench-fio bench-adaptive bench-bursty bench-own-threads bench-handles bench-rocksdb clean
 
 build:
 	scripts/deps.sh build
@@ -35,6 +35,19 @@ bench-fio: build
 # adaptive against poll alone and under a light demand (docs/benchmarks.md).
 bench-adaptive: build
 	python3 bench/adaptive.py --hio-bench $(BUILD)/hio-bench
+
+# adaptive beside a busy loop in on/off bursts of 20-1000 ms and always on,
+# on the disk and emu:pcie3, 5 paired rounds (about 9 min; docs/benchmarks.md).
+bench-bursty: build
+	scripts/deps.sh study
+	PYTHONPATH="$(CURDIR)/python" python3 -m hybridio.bursty --hio-bench $(BUILD)/hio-bench $(BURSTY_ARGS)
+
+# 2 and 4 I/O threads of ours on one core, without and beside an always-on
+# neighbour, on the disk and emu:pcie4 (about 7 min; docs/benchmarks.md).
+bench-own-threads: build
+	scripts/deps.sh study
+	for n in 2 4; do PYTHONPATH="$(CURDIR)/python" python3 -m hybridio.bursty --hio-bench $(BUILD)/hio-bench \
+		--targets file,emu:pcie4 --bursts -1,0 --numjobs $$n $(BURSTY_ARGS) || exit 1; done
 
 # The handle experiments alone (priority, queues, polling period, cache,
 # read-ahead, split queues): python3 -m hybridio.handles --help for options.

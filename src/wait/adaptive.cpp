@@ -55,9 +55,12 @@ Mode Adaptive::begin_wait(uint64_t now) {
     uint64_t tick = last_.probe ? p.probe_tick_ns : p.tick_ns;
     // A neighbour that arrives or leaves ends the tick at once: the level it
     // leads to has its own table of what each mode costs.
+    // Such a tick straddles the change, so it teaches nothing.
     bool moved = contention_level(g.neighbours(cpu_).others) != tick_level_ && age >= p.tick_ns / 4;
-    if (moved || (age >= tick && (tick_.completions >= p.min_completions || age >= kMaxTickStretch * tick)))
-      end_tick(now);
+    if (moved) end_tick(now, false);
+    else if (settling_ && age >= p.settle_ns) settled(now);
+    else if (!settling_ && age >= tick && (tick_.completions >= p.min_completions || age >= kMaxTickStretch * tick))
+      end_tick(now, true);
   }
   ran_ = mode_;
   if (mode_ == Mode::poll && !g.claim_spin(cpu_, this, now)) {
@@ -68,7 +71,15 @@ Mode Adaptive::begin_wait(uint64_t now) {
   return ran_;
 }
 
-void Adaptive::end_tick(uint64_t now) {
+void Adaptive::settled(uint64_t now) {
+  mode_ns_[int(ran_)] += now - tick_start_;
+  tick_ = TickSample{};
+  tick_start_ = now;
+  tick_cpu_ = thread_cpu_ns();
+  settling_ = false;
+}
+
+void Adaptive::end_tick(uint64_t now, bool learn) {
   uint64_t cpu = thread_cpu_ns();
   seen_ = gov().neighbours(cpu_);
   tick_.wall_ns = now - tick_start_;
@@ -86,7 +97,12 @@ void Adaptive::end_tick(uint64_t now) {
   sig.wait_share = tick_.wall_ns ? double(tick_.wait_ns) / double(tick_.wall_ns) : 0;
   sig.wake_cpu_ns = wake_->cpu_ns;
   sig.hybrid_viable = hybrid_viable();
+  if (!learn) tick_.completions = 0;  // below the policy's minimum: measures nothing
   last_ = policy_.on_tick(now, ran_, tick_, sig);
+  // The scheduler remembers the last mode for a while (a spinner's used-up
+  // share delays a sleeper's next wake-ups), so the first tick in a new
+  // mode is not measured.
+  settling_ = last_.mode != ran_;
   mode_ = last_.mode;
   if (mode_ != Mode::poll) gov().release_spin(this);
   tick_ = TickSample{};

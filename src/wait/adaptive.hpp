@@ -51,7 +51,10 @@ class Adaptive {
   uint64_t probes() const { return policy_.probes(); }
 
  private:
-  void end_tick(uint64_t now);
+  // learn: the tick measured one situation (no change of level within it).
+  void end_tick(uint64_t now, bool learn);
+  // The first tick after a change of mode is over: measuring starts.
+  void settled(uint64_t now);
 
   bool hybrid_viable() const;
   Governor& gov() { return gov_ ? *gov_ : Governor::get(); }
@@ -65,6 +68,7 @@ class Adaptive {
   Mode mode_ = Mode::poll;  // the policy's choice for this tick
   Mode ran_ = Mode::poll;   // what this tick runs: poll turns to a sleeping mode when another queue spins here
   bool started_ = false;
+  bool settling_ = false;  // this tick follows a change of mode and is not measured
   int cpu_ = -1, tick_level_ = 0;
   uint64_t tick_start_ = 0, tick_cpu_ = 0, ticks_ = 0, spin_denied_ = 0;
   TickSample tick_{};

@@ -1,6 +1,7 @@
 #include "wait/adaptive_policy.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace hio {
 
@@ -20,7 +21,15 @@ void AdaptivePolicy::learn(uint64_t now, Mode m, const TickSample& s, const Sign
   ModeCost& c = t.cost[size_t(int(m))];
   // A measurement from a probe or after a long absence replaces more of the
   // old one; one borrowed from another level, all of it.
-  double w = !c.known || c.borrowed ? 1.0 : now - c.at_ns > 2 * p_.tick_ns ? 0.5 : p_.ewma;
+  // Ticks and probes are short and a neighbour's 3 ms slices make each one
+  // noisy: a measurement weighs by its length, the average running over
+  // learn_tau of time in this mode. What a level's table holds is kept
+  // across absences (a neighbour in bursts finds it ready), except where a
+  // switch was held back to measure the mode again: that measurement
+  // replaces the doubted one, as it does one borrowed from another level.
+  bool recheck = int(m) == rechecking_;
+  if (recheck) rechecking_ = -1;
+  double w = !c.known || c.borrowed || recheck ? 1.0 : 1.0 - std::exp(-double(s.wall_ns) / double(p_.learn_tau_ns));
   auto mix = [w](double old, double v) { return old + w * (v - old); };
   c.iops = mix(c.iops, n / wall_s);
   c.iops_free = mix(c.iops_free, n / active_s);
@@ -124,7 +133,7 @@ Mode AdaptivePolicy::best(const Signals& sig, std::array<double, kModes>& obj) c
   // land just before each completion, inside the neighbour's time, and the
   // study measured it 3-15% below interrupts where this model saw them even.
   double& hybrid = obj[size_t(int(Mode::hybrid))];
-  if (!light && !alone_and_busy(sig) && hybrid < p_.switch_gain * obj[size_t(int(Mode::interrupt))]) hybrid = 0;
+  if (!light && !alone_and_busy(sig) && hybrid < p_.hybrid_margin * obj[size_t(int(Mode::interrupt))]) hybrid = 0;
   // Ties go to the mode in use, then to poll (the fastest alone).
   Mode b = cur_;
   for (Mode m : {Mode::poll, Mode::interrupt, Mode::hybrid})
@@ -139,6 +148,14 @@ bool AdaptivePolicy::alone_and_busy(const Signals& sig) const {
 Mode AdaptivePolicy::next_probe(uint64_t now, const Signals& sig, const std::array<double, kModes>& score) {
   Mode pick = cur_;
   if (alone_and_busy(sig)) return pick;
+  if (recheck_ >= 0) {
+    pick = Mode(recheck_);
+    recheck_ = -1;
+    if (pick != cur_) {
+      rechecking_ = int(pick);
+      return pick;
+    }
+  }
   Table& t = table(sig.contention);
   uint64_t most_overdue = 0;
   for (int i = 0; i < kModes; i++) {
@@ -165,7 +182,12 @@ Mode AdaptivePolicy::next_probe(uint64_t now, const Signals& sig, const std::arr
 }
 
 Decision AdaptivePolicy::on_tick(uint64_t now, Mode ran, const TickSample& s, const Signals& sig) {
-  borrow(now, contention_level(sig.contention));
+  int level = contention_level(sig.contention);
+  if (level != level_) level_since_ = now;
+  level_ = level;
+  // A neighbour's arrival or departure crosses levels over a few ticks.
+  bool arrived = now - level_since_ <= p_.arrival_ns;
+  borrow(now, level);
   Table& here = table(sig.contention);
   learn(now, ran, s, sig, here);
   Decision d;
@@ -174,9 +196,10 @@ Decision AdaptivePolicy::on_tick(uint64_t now, Mode ran, const TickSample& s, co
     pending_ticks_ = 0;
   } else {
     double now_obj = d.score[size_t(int(cur_))], cand_obj = d.score[size_t(int(cand))];
-    // Alone and busy, poll is right by construction: two quiet ticks in a
-    // row switch to it. Otherwise the other mode must lead by the switch
-    // gain for two ticks in a row, or by the jump gain once. A mode in use
+    // Alone and busy, poll is right by construction: a quiet tick switches
+    // to it (the governor's window has then seen 8 ms without a neighbour).
+    // Otherwise the other mode must lead by the switch gain for switch_ticks
+    // ticks in a row, or by the jump gain once. A mode in use
     // but not yet measured at this level is measured by the tick that
     // comes: compare then.
     bool alone = alone_and_busy(sig);
@@ -185,8 +208,15 @@ Decision AdaptivePolicy::on_tick(uint64_t now, Mode ran, const TickSample& s, co
     pending_ticks_ = !ahead ? 0 : pending_ == cand ? pending_ticks_ + 1 : 1;
     pending_ = cand;
     bool jump = !alone && cur_known && cand_obj >= p_.jump_gain * now_obj;
-    bool sure = jump || pending_ticks_ >= p_.switch_ticks;
-    if (sure) {
+    bool sure = jump || pending_ticks_ >= (alone ? p_.alone_ticks : p_.switch_ticks);
+    // At a steady level a lead may come from the device drifting since the
+    // other mode was measured (the disk here moves ±20% from one second to
+    // the next): measure it again first. Where the level just changed, the
+    // table is what the switch is for.
+    const ModeCost& cc = here.cost[size_t(int(cand))];
+    if (sure && !alone && !arrived && now - cc.at_ns > p_.fresh_ns) {
+      recheck_ = int(cand);
+    } else if (sure) {
       cur_ = cand;
       switches_++;
       pending_ticks_ = 0;

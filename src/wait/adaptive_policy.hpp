@@ -56,21 +56,26 @@ struct Signals {
 
 struct PolicyParams {
   uint64_t tick_ns = 2'000'000;             // decision cadence
-  uint64_t probe_tick_ns = 4'000'000;       // a probe's length: past one 3 ms scheduler slice
+  uint64_t probe_tick_ns = 8'000'000;       // a probe's measured length: a few 3 ms scheduler slices
+  uint64_t settle_ns = 6'000'000;           // after a change of mode, not measured: the scheduler's memory of the last one
+  uint64_t fresh_ns = 50'000'000;           // at a steady level, a switch needs the other mode measured this recently
+  uint64_t arrival_ns = 10'000'000;         // a level reached this recently is a change, not a steady level
   double quiet = 0.05;                       // contention below this: nobody wants our CPU
   double light_wait_share = 0.5;             // waiting less than this: light demand
   double light_lat_slack = 1.15;             // light demand may cost this much latency
-  double switch_gain = 1.05;                 // a switch must promise this much more score...
-  int switch_ticks = 2;                      // ...for this many ticks in a row,
+  double switch_gain = 1.03;                 // a switch must promise this much more score...
+  int switch_ticks = 3;                      // ...for this many ticks in a row,
+  int alone_ticks = 1;                       // quiet ticks before alone-and-busy polls: the window already held 8 ms of quiet
   double jump_gain = 1.20;                   // or this much, at once
-  uint64_t probe_min_ns = 200'000'000;       // probe interval at first
+  uint64_t probe_min_ns = 50'000'000;        // probe interval at first
   uint64_t probe_max_ns = 2'000'000'000;     // and at most, once things are steady
+  double hybrid_margin = 1.05;               // beside other work hybrid must beat interrupt by this
   double far_behind = 0.8;                   // a mode scoring below this share of the best backs off faster
   double hidden_wake_share = 0.5;            // wake-up CPU not charged to the thread, per sleep
   double saturated = 0.4;                    // beside a poller, others using this much may want more
   double spare_free = 0.05;                  // a core idle this much beside a sleeper: the others had all they wanted
   uint64_t min_completions = 8;              // a tick with fewer teaches nothing
-  double ewma = 0.25;                        // weight of a new measurement
+  uint64_t learn_tau_ns = 20'000'000;        // a mode's measurement averages over about this long
 };
 
 struct Decision {
@@ -122,6 +127,10 @@ class AdaptivePolicy {
   Mode cur_ = Mode::poll;
   Mode pending_ = Mode::poll;
   int pending_ticks_ = 0;
+  int level_ = -1;               // the last tick's contention level
+  int recheck_ = -1;             // a mode to measure again before switching to it
+  int rechecking_ = -1;          // the mode being measured again: its next measurement replaces the old
+  uint64_t level_since_ = 0;     // when the level last changed
   uint64_t switches_ = 0, probes_ = 0;
 };
 

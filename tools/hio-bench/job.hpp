@@ -53,6 +53,7 @@ struct JobResult {
   std::string first_mismatch;
   std::vector<TimelinePoint> timeline;
   double start_unix_ms = 0;  // wall clock when the measured run began
+  uint64_t pacing_cpu_ns = 0;  // --rate_iops: the thread's CPU inside the pacing sleeps
   bool has_view = false;  // --completion=adaptive: what it saw at the end
   hio_adaptive_view view{};
 };

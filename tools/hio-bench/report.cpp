@@ -1,5 +1,6 @@
 #include "report.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <nlohmann/json.hpp>
@@ -154,11 +155,14 @@ std::string report_json(const std::vector<JobOptions>& jobs, const std::vector<J
     for (const auto& [k, v] : o.given) opts[k] = v;
     const hio_queue_stats& q = r.qs;
     double wall = double(q.wall_ns ? q.wall_ns : 1);
+    double pacing_us = q.completed ? double(r.pacing_cpu_ns) / 1e3 / double(q.completed) : 0;
     json h = {{"strategy", hio_wait_mode_name(o.completion)},
               {"backend", r.backend},
               {"target", r.target},
               {"emulated", r.emulated},
               {"cpu_us_per_io", q.cpu_us_per_io},
+              {"pacing_cpu_us_per_io", pacing_us},
+              {"waiting_cpu_us_per_io", std::max(0.0, q.cpu_us_per_io - pacing_us)},
               {"sleep_ns", q.sleep_ns},
               {"spin_ns", q.spin_ns},
               {"sleep_pct", 100.0 * double(q.sleep_ns) / wall},
