@@ -18,7 +18,7 @@ test:
 
 # The main job: the contention study on its default targets (a file in the
 # system temp directory, emu:pcie3, emu:pcie4); prints where the report is.
-# STUDY_ARGS=--quick for a two-minute version.
+# STUDY_ARGS=--quick for a short version (about 4.5 min).
 study: build
 	scripts/deps.sh study
 	PYTHONPATH="$(CURDIR)/python" python3 -m hybridio.study --hio-bench $(BUILD)/hio-bench $(STUDY_ARGS)
@@ -37,17 +37,17 @@ bench-adaptive: build
 	python3 bench/adaptive.py --hio-bench $(BUILD)/hio-bench
 
 # adaptive beside a busy loop in on/off bursts of 20-1000 ms and always on,
-# on the disk and emu:pcie3, 5 paired rounds (about 9 min; docs/benchmarks.md).
+# on the disk and emu:pcie3, 5 paired rounds of 3 s (about 12 min; docs/benchmarks.md).
 bench-bursty: build
 	scripts/deps.sh study
-	PYTHONPATH="$(CURDIR)/python" python3 -m hybridio.bursty --hio-bench $(BUILD)/hio-bench $(BURSTY_ARGS)
+	PYTHONPATH="$(CURDIR)/python" python3 -m hybridio.bursty --hio-bench $(BUILD)/hio-bench --runtime 3 $(BURSTY_ARGS)
 
 # 2 and 4 I/O threads of ours on one core, without and beside an always-on
 # neighbour, on the disk and emu:pcie4 (about 7 min; docs/benchmarks.md).
 bench-own-threads: build
 	scripts/deps.sh study
 	for n in 2 4; do PYTHONPATH="$(CURDIR)/python" python3 -m hybridio.bursty --hio-bench $(BUILD)/hio-bench \
-		--targets file,emu:pcie4 --bursts -1,0 --numjobs $$n $(BURSTY_ARGS) || exit 1; done
+		--targets file,emu:pcie4 --bursts=-1,0 --numjobs $$n $(BURSTY_ARGS) || exit 1; done
 
 # The handle experiments alone (priority, queues, polling period, cache,
 # read-ahead, split queues): python3 -m hybridio.handles --help for options.

@@ -39,7 +39,7 @@ def parse_args(argv):
     ap = argparse.ArgumentParser(prog="hio-study", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true",
-                    help=f"a short study (about 3 min): targets {QUICK['targets']}, loads {QUICK['loads']}, "
+                    help=f"a short study (about 4.5 min): targets {QUICK['targets']}, loads {QUICK['loads']}, "
                          f"threads {QUICK['threads']}, 1 repeat, 1 repeat of the handle experiments")
     ap.add_argument("--out", help="results folder (default: a new folder in the system temp directory)")
     ap.add_argument("--targets", help=f"comma-separated: 'file' (see --file), emu:PROFILE[,...], or a path "

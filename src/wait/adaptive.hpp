@@ -57,6 +57,8 @@ class Adaptive {
   void settled(uint64_t now);
 
   bool hybrid_viable() const;
+  // Whether a queue that finds another of ours spinning on its core should sleep.
+  bool sleeping_frees_core() const;
   Governor& gov() { return gov_ ? *gov_ : Governor::get(); }
 
   AdaptivePolicy policy_;

@@ -4,6 +4,7 @@
 // and the objective through the C API. No timing is asserted: intervals and
 // ticks carry made-up clocks.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -14,6 +15,8 @@
 
 #include "hybridio/hio.h"
 #include "test_util.hpp"
+#include "util/clock.hpp"
+#include "wait/adaptive.hpp"
 #include "wait/adaptive_policy.hpp"
 #include "wait/core_load.hpp"
 #include "wait/governor.hpp"
@@ -295,6 +298,33 @@ TEST(Governor, AnOwnerThatMovesGivesUpItsOldLease) {
   EXPECT_TRUE(g.spinning(2, kT0 + 3));
   EXPECT_FALSE(g.claim_spin(2, &b, kT0 + 4));  // b moving onto a's core is refused
   EXPECT_TRUE(g.spinning(1, kT0 + 4));         // and keeps its own lease
+}
+
+// Two of our queues on one core: the second polls beside the first until it
+// knows the device; then it sleeps where the device is slow against a
+// wake-up (a sleeper gives the spinner the core) and keeps polling where it
+// is not (a sleeper's wake-ups would cost the spinner as much).
+TEST(Governor, ASecondSpinnerSleepsOnlyWhereTheDeviceIsSlowAgainstAWakeUp) {
+  for (double device_us : {500.0, 1.0}) {
+    Governor g(std::max(2, int(sysconf(_SC_NPROCESSORS_CONF))), false);
+    Adaptive first({}, &g), second({}, &g);
+    ASSERT_EQ(first.begin_wait(now_ns()), Mode::poll);
+    first.end_wait(1000, false);
+    ASSERT_EQ(second.begin_wait(now_ns()), Mode::poll) << "the device's latency is not known yet";
+    for (int i = 0; i < 32; i++) second.completed(4096, uint64_t(device_us * 1000));
+    second.end_wait(1000, false);
+    first.begin_wait(now_ns());  // renews its lease
+    Mode m = second.begin_wait(now_ns());
+    hio_adaptive_view v;
+    second.view(&v);
+    if (device_us > 100) {
+      EXPECT_NE(m, Mode::poll) << device_us << " us";
+      EXPECT_GE(v.spin_denied, 1u);
+    } else {
+      EXPECT_EQ(m, Mode::poll) << device_us << " us";
+      EXPECT_EQ(v.spin_denied, 0u);
+    }
+  }
 }
 
 // ---- the policy beside a bursty neighbour ----------------------------------------------
