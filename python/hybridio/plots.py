@@ -114,6 +114,19 @@ def draw_all(rows, targets, plot_dir):
 MODE_LEVEL = {"interrupt": 0, "hybrid": 1, "poll": 2}
 
 
+def mode_and_others(ax, t, pts, key, label, ylabel):
+    """Adaptive's settled mode over t on ax, and pts' `key` (what it saw of the
+    other tenants, in cores) on a second axis."""
+    ax.step(t, [MODE_LEVEL.get(p["settled"], 0) for p in pts], where="post", color="C0", label="adaptive: mode")
+    ax.set_yticks(list(MODE_LEVEL.values()), list(MODE_LEVEL.keys()))
+    twin = ax.twinx()
+    twin.plot(t, [p[key] for p in pts], color="C3", alpha=0.7, label=label)
+    twin.set_ylim(0, 1.05)
+    twin.set_ylabel(ylabel)
+    ax.legend(loc="upper left", fontsize=8)
+    twin.legend(loc="upper right", fontsize=8)
+
+
 def timeline(runs, target, path):
     """IOPS over time per strategy with the co-runner's span shaded, and the
     adaptive strategy's settled mode and measured contention below."""
@@ -129,16 +142,9 @@ def timeline(runs, target, path):
     top.set_ylabel("KIOPS (100 ms)")
     top.legend(fontsize=8)
     pts = [p for p in a["points"] if "settled" in p]
-    t = [p["t_ms"] / 1e3 for p in pts]
-    bottom.step(t, [MODE_LEVEL.get(p["settled"], 0) for p in pts], where="post", color="C0", label="adaptive: mode")
-    bottom.set_yticks(list(MODE_LEVEL.values()), list(MODE_LEVEL.keys()))
-    twin = bottom.twinx()
-    twin.plot(t, [p["contention"] for p in pts], color="C3", alpha=0.7, label="contention seen")
-    twin.set_ylim(0, 1.05)
-    twin.set_ylabel("contention (cores)")
+    mode_and_others(bottom, [p["t_ms"] / 1e3 for p in pts], pts, "contention", "contention seen",
+                    "contention (cores)")
     bottom.set_xlabel("time (s)")
-    bottom.legend(loc="upper left", fontsize=8)
-    twin.legend(loc="upper right", fontsize=8)
     return save_figure(fig, f"{target}: the co-runner starts and stops", path)
 
 
@@ -185,17 +191,9 @@ def bursty_timeline(run, target, path, span_ms=600):
     for (at, on), (nxt, _) in zip(tr, tr[1:]):
         if on:
             ax.axvspan(at - start, nxt - start, color="0.9")
-    t = [p["t_ms"] for p in pts]
-    ax.step(t, [MODE_LEVEL.get(p["settled"], 0) for p in pts], where="post", color="C0", label="adaptive: mode")
-    ax.set_yticks(list(MODE_LEVEL.values()), list(MODE_LEVEL.keys()))
-    twin = ax.twinx()
-    twin.plot(t, [p["others_cores"] for p in pts], color="C3", alpha=0.7, label="others' use of the core")
-    twin.set_ylim(0, 1.05)
-    twin.set_ylabel("cores")
+    mode_and_others(ax, [p["t_ms"] for p in pts], pts, "others_cores", "others' use of the core", "cores")
     ax.set_xlim(0, span_ms)
     ax.set_xlabel("time (ms); shaded: the neighbour runs")
-    ax.legend(loc="upper left", fontsize=8)
-    twin.legend(loc="upper right", fontsize=8)
     return save_figure(fig, f"{target}: adaptive beside a neighbour in {run['burst']} ms bursts", path)
 
 

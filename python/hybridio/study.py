@@ -87,6 +87,17 @@ def int_list(name, text, lo, hi):
     return vals
 
 
+def whole_number(name, value, hi, expected):
+    """value as an int in 0..hi, else a UsageError naming it and what was expected."""
+    try:
+        n = int(value)
+        if not 0 <= n <= hi:
+            raise ValueError
+    except ValueError:
+        raise UsageError(f"--{name} {value!r}: expected {expected}") from None
+    return n
+
+
 def resolve(a):
     """Checks every input before anything runs; returns the study's configuration."""
     hiobench.check(a.hio_bench)
@@ -99,26 +110,11 @@ def resolve(a):
     if 0 not in loads:
         loads = [0] + loads  # the I/O alone is every cell's baseline
     threads = int_list("threads", a.threads, 1, 64)
-    try:
-        a.timeline = int(a.timeline)
-        if not 0 <= a.timeline <= 600:
-            raise ValueError
-    except ValueError:
-        raise UsageError(f"--timeline {a.timeline!r}: expected whole seconds per phase from 0 (skip) to 600") from None
-    try:
-        a.handles = int(a.handles)
-        if not 0 <= a.handles <= 20:
-            raise ValueError
-    except ValueError:
-        raise UsageError(f"--handles {a.handles!r}: expected the repeats of the handle experiments, a whole number "
-                         f"from 0 (skip) to 20") from None
-    try:
-        a.bursty = int(a.bursty)
-        if not 0 <= a.bursty <= 20:
-            raise ValueError
-    except ValueError:
-        raise UsageError(f"--bursty {a.bursty!r}: expected the rounds of the bursty-neighbour experiment, a whole "
-                         f"number from 0 (skip) to 20") from None
+    a.timeline = whole_number("timeline", a.timeline, 600, "whole seconds per phase from 0 (skip) to 600")
+    a.handles = whole_number("handles", a.handles, 20, "the repeats of the handle experiments, a whole number "
+                                                        "from 0 (skip) to 20")
+    a.bursty = whole_number("bursty", a.bursty, 20, "the rounds of the bursty-neighbour experiment, a whole "
+                                                     "number from 0 (skip) to 20")
     bursts = int_list("bursts", a.bursts, 0, 10000)
     if a.repeats < 1 or a.runtime < 1 or a.iodepth < 1:
         raise UsageError("--repeats, --runtime and --iodepth must be at least 1")

@@ -149,7 +149,7 @@ void Adaptive::view(hio_adaptive_view* o) const {
   o->mode = api_mode(ran_);
   o->settled = api_mode(policy_.settled());
   o->probing = last_.probe;
-  o->objective = objective_.load(std::memory_order_relaxed) == Objective::own ? HIO_OBJECTIVE_OWN : HIO_OBJECTIVE_SHARED;
+  o->objective = objective();
   o->cpu = cpu_;
   o->contention = seen_.others;
   o->cpu_available = 1.0 - seen_.others;

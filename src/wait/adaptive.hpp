@@ -35,8 +35,12 @@ class Adaptive {
   Adaptive(const Adaptive&) = delete;
   Adaptive& operator=(const Adaptive&) = delete;
   // From any thread; applies from the next tick.
-  void set_objective(Objective o) { objective_.store(o, std::memory_order_relaxed); }
-  Objective objective() const { return objective_.load(std::memory_order_relaxed); }
+  void set_objective(hio_objective o) {
+    objective_.store(o == HIO_OBJECTIVE_OWN ? Objective::own : Objective::shared, std::memory_order_relaxed);
+  }
+  hio_objective objective() const {
+    return objective_.load(std::memory_order_relaxed) == Objective::own ? HIO_OBJECTIVE_OWN : HIO_OBJECTIVE_SHARED;
+  }
 
   // The mode for a wait starting now; ends the current tick if it is over.
   Mode begin_wait(uint64_t now);

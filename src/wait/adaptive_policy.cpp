@@ -19,8 +19,6 @@ void AdaptivePolicy::learn(uint64_t now, Mode m, const TickSample& s, const Sign
   double wall_s = double(s.wall_ns) / 1e9;
   double active_s = wall_s * std::clamp(1.0 - s.delay_share, 0.05, 1.0);
   ModeCost& c = t.cost[size_t(int(m))];
-  // A measurement from a probe or after a long absence replaces more of the
-  // old one; one borrowed from another level, all of it.
   // Ticks and probes are short and a neighbour's 3 ms slices make each one
   // noisy: a measurement weighs by its length, the average running over
   // learn_tau of time in this mode. What a level's table holds is kept

@@ -236,10 +236,4 @@ bool Governor::spinning(int cpu, uint64_t now) const {
 
 const char* Governor::fallback_reason() const { return load_ ? load_->fallback_reason().c_str() : ""; }
 
-int Governor::own_threads() const {
-  int n = nmembers_.load(std::memory_order_acquire), live = 0;
-  for (int i = 0; i < n; i++) live += members_[i].tid.load(std::memory_order_relaxed) != 0;
-  return live;
-}
-
 }  // namespace hio

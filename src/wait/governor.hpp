@@ -82,7 +82,6 @@ class Governor {
   const char* fallback_reason() const;
   uint64_t samples() const { return samples_.load(std::memory_order_relaxed); }
   uint64_t cost_ns() const { return cost_ns_.load(std::memory_order_relaxed); }
-  int own_threads() const;
 
  private:
   // One of our threads. Slots are reused once their thread has ended.

@@ -26,7 +26,7 @@ int Waiter::validate(const hio_strategy& s) {
 void Waiter::set(const hio_strategy& s) {
   fixed_sleep_ns_.store(s.hybrid_sleep_ns, std::memory_order_relaxed);
   fraction_.store(s.hybrid_fraction > 0 ? s.hybrid_fraction : 0.5, std::memory_order_relaxed);
-  adaptive_.set_objective(s.objective == HIO_OBJECTIVE_OWN ? Objective::own : Objective::shared);
+  adaptive_.set_objective(s.objective);
   mode_.store(s.mode, std::memory_order_release);
 }
 
@@ -35,7 +35,7 @@ hio_strategy Waiter::get() const {
   s.mode = hio_wait_mode(mode_.load(std::memory_order_acquire));
   s.hybrid_sleep_ns = fixed_sleep_ns_.load(std::memory_order_relaxed);
   s.hybrid_fraction = fraction_.load(std::memory_order_relaxed);
-  s.objective = adaptive_.objective() == Objective::own ? HIO_OBJECTIVE_OWN : HIO_OBJECTIVE_SHARED;
+  s.objective = adaptive_.objective();
   return s;
 }
 

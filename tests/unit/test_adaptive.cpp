@@ -8,6 +8,7 @@
 #include <cmath>
 #include <string>
 
+#include "adaptive_devices.hpp"
 #include "hybridio/hio.hpp"
 #include "test_util.hpp"
 #include "wait/adaptive_policy.hpp"
@@ -17,17 +18,9 @@ using namespace hio;
 
 namespace {
 
-// What a device and machine cost per mode, as a queue would measure it.
-struct Truth {
-  double iops, cpu_us, lat_us, sleeps;
-};
-using Device = std::array<Truth, kModes>;  // interrupt, poll, hybrid
-
-// Shaped after this project's measurements (docs/adaptive.md): a virtio
-// disk where an interrupt costs less than half a polled I/O's CPU; an
-// emulated PCIe 4.0 SSD where it costs as much; a PCIe 3.0 one where a
+// Beside adaptive_devices.hpp's disk: an emulated PCIe 4.0 SSD where an
+// interrupt costs as much CPU as a polled I/O; a PCIe 3.0 one where a
 // hybrid sleep saves half the CPU at polling's latency.
-const Device kDisk{{{35000, 10, 28, 1}, {45000, 22, 22, 0}, {27000, 20, 36, 1}}};
 const Device kPcie4{{{67000, 8.3, 14.4, 1}, {117000, 8.5, 8.3, 0}, {67000, 7.9, 14.4, 1}}};
 const Device kPcie3{{{45000, 8.7, 21.6, 1}, {64000, 15.5, 15.3, 0}, {62000, 8.6, 15.7, 1}}};
 
@@ -35,16 +28,6 @@ const PolicyParams kParams;
 const uint64_t kTick = kParams.tick_ns;             // 2 ms
 const uint64_t kProbeTick = kParams.probe_tick_ns;  // 8 ms
 
-// The synthetic core: the queue's thread and a neighbour wanting `want` of
-// the core. Beside a poller the scheduler holds each to half the core (the
-// poller waits behind the neighbour for what it takes, up to half); beside
-// a sleeper the neighbour gets what it wants of what the queue leaves.
-double delay(Mode m, double want) { return m == Mode::poll ? std::min(want, 0.5) : 0.0; }
-// Our thread's share of the core in mode m (a poller: all it is given).
-double own_share(const Device& d, Mode m, double want) {
-  const Truth& t = d[size_t(int(m))];
-  return std::min(1.0, t.iops * (1 - delay(m, want)) * t.cpu_us * 1e-6);
-}
 // What the governor sees the neighbour use.
 double use(const Device& d, Mode m, double want) {
   return m == Mode::poll ? std::min(want, 0.5) : std::min(want, 1 - own_share(d, m, 0));

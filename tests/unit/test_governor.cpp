@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "adaptive_devices.hpp"
 #include "hybridio/hio.h"
 #include "test_util.hpp"
 #include "util/clock.hpp"
@@ -331,25 +332,11 @@ TEST(Governor, ASecondSpinnerSleepsOnlyWhereTheDeviceIsSlowAgainstAWakeUp) {
 
 namespace {
 
-struct Truth {
-  double iops, cpu_us, lat_us, sleeps;
-};
-using Device = std::array<Truth, kModes>;  // interrupt, poll, hybrid
-
-// test_adaptive.cpp's virtio disk: an interrupt costs less than half a
-// polled I/O's CPU, and keeps more of the queue's IOPS beside a CPU-bound
-// neighbour than polling at half the core does (35K against 22.5K).
-const Device kDisk{{{35000, 10, 28, 1}, {45000, 22, 22, 0}, {27000, 20, 36, 1}}};
-// A fast device where interrupts lose most of the rate: polling at half the
+// Beside adaptive_devices.hpp's disk, a fast device where interrupts lose most of the rate: polling at half the
 // core keeps more (50K against 40K).
 const Device kFast{{{40000, 8, 25, 1}, {100000, 10, 10, 0}, {40000, 8, 25, 1}}};
 
 const PolicyParams kParams;
-
-double own_share(const Device& d, Mode m, double delay) {
-  const Truth& t = d[size_t(int(m))];
-  return std::min(1.0, t.iops * (1 - delay) * t.cpu_us * 1e-6);
-}
 
 // A tick in mode m, alone or beside a CPU-bound neighbour: a poller gets
 // half the core; a sleeper leaves the neighbour the rest.
