@@ -38,6 +38,15 @@ int hio_engine_create(hio_engine **out);
 /* Queues must be destroyed first. */
 void hio_engine_destroy(hio_engine *e);
 
+/* Gives the file targets opened from now on, by this engine's queues and
+ * handles, an emulated SSD's timing: the I/O is done on the file, and each
+ * completion is held until the device spec would have finished it. spec is
+ * what follows "emu:" (e.g. "pcie4" or "lat_us=10,iops=400000"; see
+ * docs/emulated-ssd.md). One device model serves all those files, so its
+ * channels and IOPS ceiling are shared. Kernel-side wait modes cannot wait
+ * on such a target. NULL or "": files keep their own timing again. */
+int hio_engine_emulate(hio_engine *e, const char *spec);
+
 /* ---- wait strategies ------------------------------------------------- */
 
 typedef enum hio_wait_mode {

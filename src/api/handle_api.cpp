@@ -66,8 +66,7 @@ int open_handle(hio_engine* e, const char* spec, const hio_handle_opts& o, hio_h
   cfg.private_queue = [e]() -> std::unique_ptr<hio::Queue> {
     hio_queue_opts qo{};
     qo.depth = 1;
-    auto provider = [e](const hio::EmuConfig& c, uint64_t size) { return e->impl.emu_device(c, size); };
-    return hio::Queue::create(qo, provider);
+    return hio::Queue::create(qo, e->impl.devices());
   };
   h->impl = hio::Handle::open(spec, std::move(cfg));
   return h->impl ? 0 : -EINVAL;

@@ -35,6 +35,11 @@ int hio_engine_create(hio_engine** out) {
 
 void hio_engine_destroy(hio_engine* e) { delete e; }
 
+int hio_engine_emulate(hio_engine* e, const char* spec) {
+  CHECK_ARG(e, "engine is NULL");
+  return hio::guarded([&] { return e->impl.emulate_files(spec ? spec : ""); });
+}
+
 const char* hio_wait_mode_name(hio_wait_mode m) {
   int v = hio::raw_enum(m);
   return v >= HIO_WAIT_INTERRUPT && v <= HIO_WAIT_ADAPTIVE ? kModeNames[v] : "unknown";
@@ -72,8 +77,7 @@ int hio_objective_parse(const char* name, hio_objective* out) {
 int hio_queue_create(hio_engine* e, const hio_queue_opts* opts, hio_queue** out) {
   CHECK_ARG(e && opts && out, "engine, opts or out is NULL");
   return hio::guarded([&] {
-    auto provider = [e](const hio::EmuConfig& c, uint64_t size) { return e->impl.emu_device(c, size); };
-    auto q = hio::Queue::create(*opts, provider);
+    auto q = hio::Queue::create(*opts, e->impl.devices());
     if (!q) return -EINVAL;
     *out = new hio_queue{std::shared_ptr<hio::Queue>(std::move(q)), nullptr};
     return 0;

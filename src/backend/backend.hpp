@@ -44,6 +44,8 @@ class Backend {
   virtual int register_buffer(void* base, size_t len) = 0;
   // Closes a target with nothing in flight; a later open may reuse its id.
   virtual void close(int /*target*/) {}
+  // An open file target's descriptor (-1: the target is not a file).
+  virtual int fd(int /*target*/) const { return -1; }
 
   // Queues a validated command; it reaches the device at the next
   // submit() or wait(). Never fails for lack of room: the queue bounds depth.

@@ -9,15 +9,9 @@ namespace hio {
 
 std::unique_ptr<EmuBackend> EmuBackend::create(EmuDeviceProvider provider) {
   std::unique_ptr<EmuBackend> b(new EmuBackend(std::move(provider)));
-  int r = io_uring_queue_init(4, &b->timer_ring_, 0);
-  if (r < 0) {
-    failf(-r, "emulated device: cannot create the timer ring: %s", errno_text(-r).c_str());
-    return nullptr;
-  }
-  return b;
+  b->alarm_ = Alarm::create("emulated device");
+  return b->alarm_ ? std::move(b) : nullptr;
 }
-
-EmuBackend::~EmuBackend() { io_uring_queue_exit(&timer_ring_); }
 
 int EmuBackend::open(const std::string& spec, const hio_open_opts& opts, TargetInfo* info) {
   EmuConfig cfg;
@@ -62,21 +56,9 @@ int EmuBackend::wait(Cqe* out, unsigned max) {
   for (;;) {
     unsigned n = peek(out, max);
     if (n > 0 || heap_.empty()) return int(n);
-    // Sleep in the kernel until the head deadline: the timer interrupt wakes
-    // us, as a device interrupt would.
-    __kernel_timespec ts{};
-    uint64_t d = heap_.top().deadline_ns;
-    ts.tv_sec = int64_t(d / 1000000000ull);
-    ts.tv_nsec = int64_t(d % 1000000000ull);
-    io_uring_sqe* sqe = io_uring_get_sqe(&timer_ring_);
-    io_uring_prep_timeout(sqe, &ts, 0, IORING_TIMEOUT_ABS);
-    int r;
-    do {
-      r = io_uring_submit_and_wait(&timer_ring_, 1);
-    } while (r == -EINTR);
-    if (r < 0) return failf(-r, "emulated device: timer wait failed: %s", errno_text(-r).c_str());
-    io_uring_cqe* cqe;
-    while (io_uring_peek_cqe(&timer_ring_, &cqe) == 0) io_uring_cqe_seen(&timer_ring_, cqe);
+    // Sleep until the head deadline: the timer interrupt wakes us, as a
+    // device interrupt would.
+    if (int r = alarm_->sleep_until(heap_.top().deadline_ns); r < 0) return r;
   }
 }
 

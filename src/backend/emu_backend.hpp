@@ -1,15 +1,14 @@
 // A queue's view of emulated SSDs: commands wait in a deadline heap; a
 // poller sees a completion by comparing the clock with the head deadline, a
-// sleeper is woken by a kernel timer (an io_uring absolute timeout), so no
-// thread of ours burns CPU to deliver completions.
+// sleeper is woken by a kernel timer (alarm.hpp), so no thread of ours
+// burns CPU to deliver completions.
 #pragma once
-#include <liburing.h>
-
 #include <functional>
 #include <memory>
 #include <queue>
 #include <vector>
 
+#include "backend/alarm.hpp"
 #include "backend/backend.hpp"
 #include "backend/emu_device.hpp"
 
@@ -19,9 +18,8 @@ using EmuDeviceProvider = std::function<std::shared_ptr<EmuDevice>(const EmuConf
 
 class EmuBackend final : public Backend {
  public:
-  // Returns nullptr with the message set if the timer ring cannot be made.
+  // Returns nullptr with the message set if the timer cannot be made.
   static std::unique_ptr<EmuBackend> create(EmuDeviceProvider provider);
-  ~EmuBackend() override;
 
   const char* name() const override { return "emu"; }
   int open(const std::string& spec, const hio_open_opts& opts, TargetInfo* info) override;
@@ -43,7 +41,7 @@ class EmuBackend final : public Backend {
   std::vector<std::shared_ptr<EmuDevice>> devices_;
   std::vector<Command> pending_;
   std::priority_queue<Inflight, std::vector<Inflight>, std::greater<Inflight>> heap_;
-  io_uring timer_ring_{};
+  std::unique_ptr<Alarm> alarm_;
 };
 
 }  // namespace hio

@@ -25,11 +25,9 @@ EmuDevice* EmuDevice::create(const EmuConfig& cfg) {
 EmuDevice::EmuDevice(const EmuConfig& cfg, uint8_t* mem)
     : cfg_(cfg),
       mem_(mem),
-      occupancy_ns_(double(cfg.channels) * 1e9 / cfg.iops),
-      ns_per_byte_(1e3 / cfg.bw_mbps),
+      timing_(cfg),
       written_(new std::atomic<uint64_t>[(cfg.capacity / 4096 + 63) / 64 + 1]()),
-      channel_free_ns_(cfg.channels, 0),
-      rng_(cfg.seed) {}
+      rng_(cfg.seed ^ 0x9e3779b97f4a7c15ull) {}
 
 namespace {
 constexpr unsigned kPageShift = 12;
@@ -57,34 +55,16 @@ void EmuDevice::read_data(uint8_t* dst, uint64_t offset, uint32_t len) const {
 
 EmuDevice::~EmuDevice() { munmap(mem_, cfg_.capacity); }
 
-uint64_t EmuDevice::service_ns(const Command& c, double u_jitter) const {
-  double lat_ns = (c.op == HIO_OP_WRITE ? cfg_.wlat_us : cfg_.lat_us) * 1e3;
-  if (c.op == HIO_OP_FLUSH) return uint64_t(lat_ns);
-  // The profile's latency is that of a 4 KiB command; other sizes differ by
-  // their transfer time.
-  double t = lat_ns + (double(c.len) - 4096.0) * ns_per_byte_;
-  t += (2 * u_jitter - 1) * cfg_.jitter_us * 1e3;
-  return uint64_t(std::max(t, 100.0));
-}
-
 EmuDevice::Result EmuDevice::execute(const Command& c, uint64_t now_ns) {
   const EmuFaults& f = cfg_.faults;
   bool covers_fail = c.op != HIO_OP_FLUSH && f.fail_offset >= c.offset && f.fail_offset < c.offset + c.len;
   bool op_match = f.fail_op < 0 || f.fail_op == int(c.op);
-  uint64_t start, service;
-  bool fail_random, slow;
-  {
+  bool fail_random = false;
+  if (f.fail_rate > 0) {
     std::lock_guard<std::mutex> g(mu_);
-    std::uniform_real_distribution<double> uni(0.0, 1.0);
-    fail_random = f.fail_rate > 0 && uni(rng_) < f.fail_rate;
-    slow = f.slow_rate > 0 && uni(rng_) < f.slow_rate;
-    service = service_ns(c, uni(rng_));
-    auto it = std::min_element(channel_free_ns_.begin(), channel_free_ns_.end());
-    start = std::max(*it, now_ns);
-    *it = start + uint64_t(occupancy_ns_);
+    fail_random = std::uniform_real_distribution<double>(0.0, 1.0)(rng_) < f.fail_rate;
   }
-  if (slow) service = uint64_t(double(service) * f.slow_factor);
-  Result r{start + service, int32_t(c.len)};
+  Result r{timing_.deadline(c.op, c.len, now_ns), int32_t(c.len)};
   if (op_match && (covers_fail || fail_random)) {
     r.res = -EIO;
     return r;

@@ -1,8 +1,5 @@
-// The emulated SSD itself: a RAM namespace and a timing model shared by all
-// queues that open it. Each command starts on the earliest free internal
-// channel and completes after base latency + size/bandwidth + jitter; a
-// channel is occupied channels/iops seconds per command, which makes the
-// IOPS ceiling exact.
+// The emulated SSD itself: a RAM namespace, its timing (emu_timing.hpp) and
+// its injected faults, shared by all queues that open it.
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -13,6 +10,7 @@
 
 #include "backend/backend.hpp"
 #include "backend/emu_profile.hpp"
+#include "backend/emu_timing.hpp"
 
 namespace hio {
 
@@ -36,20 +34,17 @@ class EmuDevice {
 
  private:
   explicit EmuDevice(const EmuConfig& cfg, uint8_t* mem);
-  uint64_t service_ns(const Command& c, double u_jitter) const;
   void read_data(uint8_t* dst, uint64_t offset, uint32_t len) const;
   void mark_written(uint64_t offset, uint32_t len);
 
   EmuConfig cfg_;
   uint8_t* mem_;
-  double occupancy_ns_;
-  double ns_per_byte_;
+  EmuTiming timing_;
   // One bit per 4 KiB page ever written. Reading a page never written
   // returns zeros without touching it, so a read-only run does not fault in
   // (and bill the reader for) a page of the namespace per I/O.
   std::unique_ptr<std::atomic<uint64_t>[]> written_;
-  std::mutex mu_;  // channels and random state: the device is shared by queues
-  std::vector<uint64_t> channel_free_ns_;
+  std::mutex mu_;  // the failures' random state: the device is shared by queues
   std::mt19937_64 rng_;
 };
 

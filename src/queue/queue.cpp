@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdio>
 
+#include "backend/timed_backend.hpp"
 #include "backend/uring_backend.hpp"
 #include "util/clock.hpp"
 #include "util/completion.hpp"
@@ -13,12 +14,8 @@
 #include "util/error.hpp"
 
 namespace hio {
-namespace {
 
-
-}  // namespace
-
-std::unique_ptr<Queue> Queue::create(const hio_queue_opts& o, EmuDeviceProvider emu) {
+std::unique_ptr<Queue> Queue::create(const hio_queue_opts& o, Devices devices) {
   if (o.depth < 1 || o.depth > 4096) {
     failf(EINVAL, "queue depth %u is outside 1..4096", o.depth);
     return nullptr;
@@ -28,11 +25,11 @@ std::unique_ptr<Queue> Queue::create(const hio_queue_opts& o, EmuDeviceProvider 
     return nullptr;
   }
   if (Waiter::validate(o.strategy) < 0) return nullptr;
-  return std::unique_ptr<Queue>(new Queue(o, std::move(emu)));
+  return std::unique_ptr<Queue>(new Queue(o, std::move(devices)));
 }
 
-Queue::Queue(const hio_queue_opts& o, EmuDeviceProvider emu)
-    : depth_(o.depth), shared_(o.flags & HIO_QUEUE_SHARED), emu_(std::move(emu)), slots_(o.depth), cqes_(o.depth) {
+Queue::Queue(const hio_queue_opts& o, Devices devices)
+    : depth_(o.depth), shared_(o.flags & HIO_QUEUE_SHARED), devices_(std::move(devices)), slots_(o.depth), cqes_(o.depth) {
   waiter_.set(o.strategy);
   for (uint32_t i = o.depth; i-- > 0;) free_.push_back(i);
   reset_counters();
@@ -69,10 +66,17 @@ int Queue::open(const std::string& spec, const hio_open_opts& opts) {
                      "wait mode '%s' is a kernel-side mode for a real device; the emulated SSD %s has no "
                      "kernel queue (use poll, hybrid or interrupt)",
                      hio_wait_mode_name(m), spec.c_str());
-      fresh = EmuBackend::create(emu_);
+      fresh = EmuBackend::create(devices_.emu);
     } else {
+      auto timing = devices_.file_timing ? devices_.file_timing() : nullptr;
+      if (timing && is_kernel_mode(m))
+        return failf(EOPNOTSUPP,
+                     "wait mode '%s' is a kernel-side mode; %s is under the emulated timing of %s, which the "
+                     "kernel cannot see (use poll, hybrid or interrupt)",
+                     hio_wait_mode_name(m), spec.c_str(), timing->config().spec.c_str());
       ring_mode = is_kernel_mode(m) ? m : HIO_WAIT_INTERRUPT;
       fresh = UringBackend::create(depth_, ring_mode);
+      if (fresh && timing) fresh = TimedBackend::create(std::move(fresh), std::move(timing));
     }
     if (!fresh) return -EINVAL;
   } else if (emu != (std::string(be_->name()) == "emu")) {

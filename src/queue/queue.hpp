@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "backend/backend.hpp"
-#include "backend/emu_backend.hpp"
+#include "backend/devices.hpp"
 #include "queue/io_counters.hpp"
 #include "wait/waiter.hpp"
 
@@ -33,7 +33,7 @@ inline bool reads_file_tail(const hio_io& io, bool growable, uint64_t size) {
 class Queue {
  public:
   // Returns nullptr with the message set for bad options.
-  static std::unique_ptr<Queue> create(const hio_queue_opts& opts, EmuDeviceProvider emu);
+  static std::unique_ptr<Queue> create(const hio_queue_opts& opts, Devices devices);
   // Waits for the commands still in flight: the device may write into
   // their buffers until they complete.
   ~Queue();
@@ -61,7 +61,7 @@ class Queue {
   int adaptive_view(hio_adaptive_view* out);
 
  private:
-  Queue(const hio_queue_opts& opts, EmuDeviceProvider emu);
+  Queue(const hio_queue_opts& opts, Devices devices);
   struct Slot {
     uint64_t tag;
     uint64_t submit_ns;
@@ -81,7 +81,7 @@ class Queue {
   unsigned depth_;
   bool shared_;
   std::mutex mu_;
-  EmuDeviceProvider emu_;
+  Devices devices_;
   std::unique_ptr<Backend> be_;
   std::vector<TargetInfo> targets_;
   std::vector<Slot> slots_;

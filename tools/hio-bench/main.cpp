@@ -50,6 +50,10 @@ int main(int argc, char** argv) {
   }
   hio_engine* engine = nullptr;
   if (hio_engine_create(&engine) < 0) return usage_error(hio_last_error());
+  if (!inv.jobs.empty() && hio_engine_emulate(engine, inv.jobs.front().emulate.c_str()) < 0) {
+    hio_engine_destroy(engine);
+    return usage_error(hio_last_error());
+  }
   std::vector<JobResult> results(inv.jobs.size());
   std::vector<JobProgress> progress(inv.jobs.size());
   try {

@@ -127,6 +127,18 @@ const std::map<std::string, Setter>& table() {
            o.adaptive_log_ns = uint64_t(s * 1e9 + 0.5);
          }
        }},
+      {"emulate",
+       [](JobOptions& o, const std::string& v) {
+         // Checked here, so that a bad spec stops before any job starts.
+         hio_engine* e = nullptr;
+         if (hio_engine_create(&e) < 0) throw UsageError(hio_last_error());
+         int r = hio_engine_emulate(e, v.c_str());
+         std::string why = r < 0 ? hio_last_error() : "";
+         hio_engine_destroy(e);
+         if (v.empty()) invalid("emulate", v, "expected an emulated device, e.g. pcie4 or lat_us=10,iops=400000");
+         if (r < 0) invalid("emulate", v, why);
+         o.emulate = v;
+       }},
       {"adaptive_objective",
        [](JobOptions& o, const std::string& v) {
          if (hio_objective_parse(v.c_str(), &o.objective) < 0) invalid("adaptive_objective", v, "expected shared or own");
@@ -271,6 +283,9 @@ void check(const JobOptions& o) {
   for (const char* k : {"poll_period_us", "reaper_cpu"})
     if (!o.reaper_thread && given(k))
       throw UsageError("job '" + o.name + "': --" + k + " applies to --reaper=thread only");
+  if (!o.emulate.empty() && o.filename.rfind("emu:", 0) == 0)
+    throw UsageError("job '" + o.name + "': --emulate gives a file an emulated SSD's timing; " + o.filename +
+                     " is an emulated SSD already (give a file, or drop --emulate)");
   if (o.objective != HIO_OBJECTIVE_SHARED && o.completion != HIO_WAIT_ADAPTIVE)
     throw UsageError("job '" + o.name + "': --adaptive_objective applies to --completion=adaptive only");
   if (o.hybrid_sleep_us > 0 && o.completion != HIO_WAIT_HYBRID)
@@ -351,6 +366,9 @@ Invocation parse_invocation(int argc, char** argv) {
   }
   for (auto& j : all) {
     check(j);
+    if (j.emulate != all.front().emulate)
+      throw UsageError("job '" + j.name + "': --emulate=" + j.emulate + " differs from job '" + all.front().name +
+                       "''s --emulate=" + all.front().emulate + "; one emulated device serves every job");
     for (unsigned c = 0; c < j.numjobs; c++) inv.jobs.push_back(j);
   }
   return inv;
@@ -402,6 +420,10 @@ Job options:
   --filename=TARGET      a file, a block device, or an emulated SSD:
                          emu:pcie3 | emu:pcie4 | emu:optane | emu:nand
                          [,lat_us=N,iops=N,channels=N,size=N,...] (docs/emulated-ssd.md)
+  --emulate=SPEC         give a file target an emulated SSD's timing (SPEC as
+                         after emu:, e.g. pcie4): the I/O is done on the file and
+                         each completion held until that SSD would have finished
+                         it; one device serves every job (the same SPEC for all)
   --size=SIZE            bytes to cover (4k, 1m, 1g; default: the target's size);
                          a missing file is created and laid out at this size
   --rw=MODE              read, write, randread, randwrite, rw, randrw (default read)

@@ -23,6 +23,7 @@ enum class QueueMode { Dedicated, Shared, SplitRw };
 struct JobOptions {
   std::string name;
   std::string filename;
+  std::string emulate;  // a file target's emulated SSD timing (as after emu:); "" its own
   uint64_t size = 0;  // 0: the whole target
   Rw rw = Rw::Read;
   unsigned rwmixread = 50;

@@ -169,7 +169,8 @@ std::string report_json(const std::vector<JobOptions>& jobs, const std::vector<J
               {"spin_pct", 100.0 * double(q.spin_ns) / wall},
               {"waits", q.waits},
               {"mode_changes", q.mode_changes},
-              {"hybrid_sleep_us", o.hybrid_sleep_us}};
+              {"hybrid_sleep_us", o.hybrid_sleep_us},
+              {"emulate", o.emulate}};
     if (o.completion == HIO_WAIT_ADAPTIVE) h["adaptive"] = adaptive_json(q, r);
     h["handle"] = handle_json(o, r);
     if (o.adaptive_log_ns) {

@@ -7,7 +7,8 @@ namespace hybridio::rocksdb {
 namespace {
 
 constexpr std::string_view kScheme = "hybridio://";
-constexpr const char* kKeys = "wait, objective, background, cache_mb, cache_policy, direct, depth, readahead, stats";
+constexpr const char* kKeys =
+    "wait, objective, background, cache_mb, cache_policy, direct, depth, readahead, writes, emulate, stats";
 
 bool parse_wait(const std::string& v, hio_wait_mode* m) {
   if (v == "interrupt") *m = HIO_WAIT_INTERRUPT;
@@ -53,6 +54,13 @@ std::string set(const std::string& uri, const std::string& key, const std::strin
     else if (v == "off") c->readahead = HIO_READAHEAD_OFF;
     else if (v == "on") c->readahead = HIO_READAHEAD_ON;
     else return bad(uri, key, v, "auto, off or on");
+  } else if (key == "writes") {
+    if (v != "posix" && v != "hybridio") return bad(uri, key, v, "posix or hybridio");
+    c->hybridio_writes = v == "hybridio";
+  } else if (key == "emulate") {
+    // The engine checks the device when the file system is made.
+    if (v.empty()) return bad(uri, key, v, "an emulated SSD, e.g. pcie4 or lat_us=10,iops=400000");
+    c->emulate = v;
   } else if (key == "stats") {
     if (v.empty()) return bad(uri, key, v, "stderr or a file path");
     c->stats = v;
@@ -86,6 +94,11 @@ std::string ParseUri(const std::string& uri, Config* out) {
   }
   if (c.cache_policy == HIO_CACHE_WRITE_BACK && c.cache_mb == 0)
     return "hybridio URI '" + uri + "': cache_policy=write_back needs a cache (cache_mb > 0)";
+  // Writes past the cache would leave it stale (a new table may take a
+  // deleted one's inode).
+  if (c.cache_mb && !c.hybridio_writes)
+    return "hybridio URI '" + uri + "': cache_mb needs writes=hybridio (writes=posix would bypass the cache and leave "
+           "it stale); RocksDB's block cache caches by default";
   *out = c;
   return "";
 }

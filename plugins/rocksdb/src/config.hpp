@@ -19,6 +19,11 @@ struct Config {
   unsigned depth = 64;    // each thread's queue
   hio_readahead readahead = HIO_READAHEAD_AUTO;
   std::string stats;      // "" none, "stderr", or a path: statistics written at exit
+  // WAL, MANIFEST and table files: written (and read sequentially) through
+  // RocksDB's Posix files, where appends cost a copy into the page cache,
+  // unless "hybridio" (an io_uring write per flush, for experiments).
+  bool hybridio_writes = false;
+  std::string emulate;    // "": the files' own timing; else an emulated SSD's (as after emu:)
 };
 
 // Returns "" and fills out, or a message naming the bad key or value.

@@ -78,6 +78,10 @@ std::shared_ptr<Core> Core::Create(const Config& cfg, std::string* err) {
     *err = std::string("hybridio: engine: ") + hio_last_error();
     return nullptr;
   }
+  if (!cfg.emulate.empty() && hio_engine_emulate(c->engine_, cfg.emulate.c_str()) < 0) {
+    *err = "hybridio URI '" + cfg.uri + "': bad value '" + cfg.emulate + "' for emulate (" + hio_last_error() + ")";
+    return nullptr;
+  }
   if (cfg.cache_mb && hio_cache_create(cfg.cache_mb << 20, cfg.cache_policy, &c->cache_) < 0) {
     *err = std::string("hybridio: block cache of ") + std::to_string(cfg.cache_mb) + " MiB: " + hio_last_error();
     return nullptr;

@@ -21,8 +21,9 @@ IOStatus posix_error(const std::string& what, const std::string& path, int err) 
   return IOStatus::IOError(what + " " + path, std::strerror(err));
 }
 
-// Data goes through hybridio; metadata (create, rename, delete, list, lock,
-// sizes) through RocksDB's default file system.
+// Table reads go through hybridio; writes, sequential reads (WAL and
+// MANIFEST replay) and metadata (create, rename, delete, list, lock, sizes)
+// through RocksDB's default file system, unless writes=hybridio.
 class HybridFileSystem : public rdb::FileSystemWrapper {
  public:
   explicit HybridFileSystem(std::shared_ptr<Core> core)
@@ -33,9 +34,10 @@ class HybridFileSystem : public rdb::FileSystemWrapper {
 
   IOStatus NewSequentialFile(const std::string& f, const FileOptions& o, std::unique_ptr<rdb::FSSequentialFile>* r,
                              IODebugContext* dbg) override {
+    if (!core_->config().hybridio_writes) return target()->NewSequentialFile(f, o, r, dbg);
     uint64_t size = 0;
     IOStatus s = target()->GetFileSize(f, o.io_options, &size, dbg);
-    if (s.ok()) *r = hybridio::rocksdb::NewSequentialFile(core_, f, size, o.use_direct_reads, &s);
+    if (s.ok()) *r = hybridio::rocksdb::NewSequentialFile(core_, f, size, &s);
     if (!s.ok()) r->reset();
     return s;
   }
@@ -44,23 +46,26 @@ class HybridFileSystem : public rdb::FileSystemWrapper {
                                IODebugContext* dbg) override {
     uint64_t size = 0;
     IOStatus s = target()->GetFileSize(f, o.io_options, &size, dbg);
-    if (s.ok()) *r = hybridio::rocksdb::NewRandomAccessFile(core_, f, size, o.use_direct_reads, &s);
+    if (s.ok()) *r = hybridio::rocksdb::NewRandomAccessFile(core_, f, size, &s);
     if (!s.ok()) r->reset();
     return s;
   }
 
   IOStatus NewWritableFile(const std::string& f, const FileOptions& o, std::unique_ptr<rdb::FSWritableFile>* r,
-                           IODebugContext*) override {
+                           IODebugContext* dbg) override {
+    if (!core_->config().hybridio_writes) return target()->NewWritableFile(f, o, r, dbg);
     return Writable(f, o, O_TRUNC, r);
   }
 
   IOStatus ReopenWritableFile(const std::string& f, const FileOptions& o, std::unique_ptr<rdb::FSWritableFile>* r,
-                              IODebugContext*) override {
+                              IODebugContext* dbg) override {
+    if (!core_->config().hybridio_writes) return target()->ReopenWritableFile(f, o, r, dbg);
     return Writable(f, o, 0, r);
   }
 
   IOStatus ReuseWritableFile(const std::string& f, const std::string& old, const FileOptions& o,
-                             std::unique_ptr<rdb::FSWritableFile>* r, IODebugContext*) override {
+                             std::unique_ptr<rdb::FSWritableFile>* r, IODebugContext* dbg) override {
+    if (!core_->config().hybridio_writes) return target()->ReuseWritableFile(f, old, o, r, dbg);
     if (::rename(old.c_str(), f.c_str()) != 0) return posix_error("rename " + old + " to", f, errno);
     return Writable(f, o, O_TRUNC, r);
   }

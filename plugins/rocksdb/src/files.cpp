@@ -14,8 +14,8 @@ using rdb::Slice;
 
 class SequentialFile : public rdb::FSSequentialFile {
  public:
-  SequentialFile(std::shared_ptr<Core> core, const std::string& path, uint64_t size, bool direct)
-      : io_(core, path, FileIo::Mode::kRead, core->config().direct), size_(size), direct_(direct) {}
+  SequentialFile(std::shared_ptr<Core> core, const std::string& path, uint64_t size)
+      : io_(core, path, FileIo::Mode::kRead, core->config().direct), size_(size) {}
   // The calling thread's handle, opened now: an unusable file fails at open.
   IOStatus Open() {
     hio_handle* h = nullptr;
@@ -40,7 +40,9 @@ class SequentialFile : public rdb::FSSequentialFile {
     pos_ = std::min(size_, pos_ + n);
     return IOStatus::OK();
   }
-  bool use_direct_io() const override { return direct_; }
+  // Where the handle reads whole pages (O_DIRECT or the cache), RocksDB is
+  // told so and hands page-aligned buffers: no bounce copy.
+  bool use_direct_io() const override { return io_.align() > 1; }
   size_t GetRequiredBufferAlignment() const override { return io_.align() > 1 ? io_.align() : 4096; }
   IOStatus InvalidateCache(size_t, size_t) override { return IOStatus::OK(); }
 
@@ -48,7 +50,6 @@ class SequentialFile : public rdb::FSSequentialFile {
   FileIo io_;
   uint64_t size_;  // at open: RocksDB reads logs and manifests once they are written
   uint64_t pos_ = 0;
-  bool direct_;
 };
 
 struct AsyncRead {
@@ -69,8 +70,8 @@ struct AsyncRead {
 
 class RandomAccessFile : public rdb::FSRandomAccessFile {
  public:
-  RandomAccessFile(std::shared_ptr<Core> core, const std::string& path, uint64_t size, bool direct)
-      : io_(core, path, FileIo::Mode::kRead, core->config().direct), size_(size), direct_(direct) {}
+  RandomAccessFile(std::shared_ptr<Core> core, const std::string& path, uint64_t size)
+      : io_(core, path, FileIo::Mode::kRead, core->config().direct), size_(size) {}
   // The calling thread's handle, opened now: an unusable file fails at open.
   IOStatus Open() {
     hio_handle* h = nullptr;
@@ -134,14 +135,15 @@ class RandomAccessFile : public rdb::FSRandomAccessFile {
   IOStatus Prefetch(uint64_t, size_t, const IOOptions&, IODebugContext*) override {
     return IOStatus::NotSupported("Prefetch");  // RocksDB's prefetch buffer reads ahead instead
   }
-  bool use_direct_io() const override { return direct_; }
+  // Where the handle reads whole pages (O_DIRECT or the cache), RocksDB is
+  // told so and hands page-aligned buffers: no bounce copy.
+  bool use_direct_io() const override { return io_.align() > 1; }
   size_t GetRequiredBufferAlignment() const override { return io_.align() > 1 ? io_.align() : 4096; }
   IOStatus InvalidateCache(size_t, size_t) override { return IOStatus::OK(); }
 
  private:
   mutable FileIo io_;
   uint64_t size_;  // RocksDB reads tables and blobs once they are written
-  bool direct_;
 };
 
 // Written through the page cache, as RocksDB's own files are, unless RocksDB
@@ -278,15 +280,15 @@ class WritableFile : public rdb::FSWritableFile {
 }  // namespace
 
 std::unique_ptr<rdb::FSSequentialFile> NewSequentialFile(std::shared_ptr<Core> core, const std::string& path,
-                                                          uint64_t size, bool direct_reads, IOStatus* s) {
-  auto f = std::make_unique<SequentialFile>(std::move(core), path, size, direct_reads);
+                                                          uint64_t size, IOStatus* s) {
+  auto f = std::make_unique<SequentialFile>(std::move(core), path, size);
   *s = f->Open();
   return f;
 }
 
 std::unique_ptr<rdb::FSRandomAccessFile> NewRandomAccessFile(std::shared_ptr<Core> core, const std::string& path,
-                                                              uint64_t size, bool direct_reads, IOStatus* s) {
-  auto f = std::make_unique<RandomAccessFile>(std::move(core), path, size, direct_reads);
+                                                              uint64_t size, IOStatus* s) {
+  auto f = std::make_unique<RandomAccessFile>(std::move(core), path, size);
   *s = f->Open();
   return f;
 }

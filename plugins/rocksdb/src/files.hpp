@@ -14,9 +14,9 @@ namespace hybridio::rocksdb {
 namespace rdb = ::rocksdb;
 
 std::unique_ptr<rdb::FSSequentialFile> NewSequentialFile(std::shared_ptr<Core> core, const std::string& path,
-                                                          uint64_t size, bool direct_reads, IOStatus* s);
+                                                          uint64_t size, IOStatus* s);
 std::unique_ptr<rdb::FSRandomAccessFile> NewRandomAccessFile(std::shared_ptr<Core> core, const std::string& path,
-                                                              uint64_t size, bool direct_reads, IOStatus* s);
+                                                              uint64_t size, IOStatus* s);
 // Each opens the calling thread's handle at once; *s says if that failed.
 // A writer appends from `size` on (0 for a new file).
 std::unique_ptr<rdb::FSWritableFile> NewWritableFile(std::shared_ptr<Core> core, const std::string& path,

@@ -17,6 +17,8 @@ TEST(Uri, DefaultsWithNoQuery) {
     EXPECT_TRUE(c.direct);
     EXPECT_EQ(c.depth, 64u);
     EXPECT_EQ(c.readahead, HIO_READAHEAD_AUTO);
+    EXPECT_FALSE(c.hybridio_writes);
+    EXPECT_EQ(c.emulate, "");
     EXPECT_EQ(c.uri, u);
   }
 }
@@ -24,7 +26,7 @@ TEST(Uri, DefaultsWithNoQuery) {
 TEST(Uri, EveryKey) {
   Config c;
   ASSERT_EQ(ParseUri("hybridio://?wait=poll&objective=own&background=hybrid&cache_mb=256&cache_policy=write_back&direct=0&depth=8&readahead=off&"
-                     "stats=/tmp/s.json",
+                     "writes=hybridio&emulate=lat_us=10,iops=400000&stats=/tmp/s.json",
                      &c),
             "");
   EXPECT_EQ(c.wait, HIO_WAIT_POLL);
@@ -35,7 +37,11 @@ TEST(Uri, EveryKey) {
   EXPECT_FALSE(c.direct);
   EXPECT_EQ(c.depth, 8u);
   EXPECT_EQ(c.readahead, HIO_READAHEAD_OFF);
+  EXPECT_TRUE(c.hybridio_writes);
+  EXPECT_EQ(c.emulate, "lat_us=10,iops=400000");
   EXPECT_EQ(c.stats, "/tmp/s.json");
+  ASSERT_EQ(ParseUri("hybridio://?writes=posix", &c), "");
+  EXPECT_FALSE(c.hybridio_writes);
   for (auto [v, m] : {std::pair{"interrupt", HIO_WAIT_INTERRUPT}, {"hybrid", HIO_WAIT_HYBRID}, {"adaptive", HIO_WAIT_ADAPTIVE}}) {
     ASSERT_EQ(ParseUri(std::string("hybridio://?wait=") + v, &c), "");
     EXPECT_EQ(c.wait, m);
@@ -64,6 +70,9 @@ TEST(Uri, BadInputIsNamed) {
                        Bad{"hybridio://?depth=5000", "bad value '5000' for depth"},
                        Bad{"hybridio://?readahead=max", "bad value 'max' for readahead"},
                        Bad{"hybridio://?stats=", "bad value '' for stats"},
+                       Bad{"hybridio://?writes=sideways", "bad value 'sideways' for writes (expected posix or hybridio)"},
+                       Bad{"hybridio://?emulate=", "bad value '' for emulate"},
+                       Bad{"hybridio://?cache_mb=8", "cache_mb needs writes=hybridio"},
                        Bad{"hybridio://?cache_policy=write_back", "needs a cache"}}) {
     Config c;
     std::string e = ParseUri(b.uri, &c);
