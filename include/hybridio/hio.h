@@ -38,13 +38,15 @@ int hio_engine_create(hio_engine **out);
 /* Queues must be destroyed first. */
 void hio_engine_destroy(hio_engine *e);
 
-/* Gives the file targets opened from now on, by this engine's queues and
- * handles, an emulated SSD's timing: the I/O is done on the file, and each
- * completion is held until the device spec would have finished it. spec is
- * what follows "emu:" (e.g. "pcie4" or "lat_us=10,iops=400000"; see
- * docs/emulated-ssd.md). One device model serves all those files, so its
- * channels and IOPS ceiling are shared. Kernel-side wait modes cannot wait
- * on such a target. NULL or "": files keep their own timing again. */
+/* Gives file targets an emulated SSD's timing: the I/O is done on the file,
+ * and each completion is held until the device spec would have finished it.
+ * It applies to the queues of this engine (and handles' own queues) that
+ * open their first target from now on: a queue's timing is fixed when its
+ * first target opens. spec is what follows "emu:" (e.g. "pcie4" or
+ * "lat_us=10,iops=400000"; see docs/emulated-ssd.md); fault, size and lba
+ * keys are refused. One device model serves all those queues and files, so
+ * its channels and IOPS ceiling are shared. Kernel-side wait modes cannot
+ * wait on such a target. NULL or "": later queues keep files' own timing. */
 int hio_engine_emulate(hio_engine *e, const char *spec);
 
 /* ---- wait strategies ------------------------------------------------- */

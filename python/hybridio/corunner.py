@@ -120,6 +120,23 @@ class CoRunner:
         with open(self._yaml) as f:
             return parse_yaml_ops(f.read())
 
+    def cpu_s(self):
+        """CPU seconds its processes (its process group) have received so far,
+        from their schedstat: stress-ng's workers, killed, are never reaped by
+        us, so their time never reaches our rusage."""
+        total = 0
+        for pid in os.listdir("/proc"):
+            if not pid.isdigit():
+                continue
+            try:
+                if os.getpgid(int(pid)) != self.proc.pid:
+                    continue
+                with open(f"/proc/{pid}/schedstat") as f:
+                    total += int(f.read().split()[0])
+            except (OSError, ValueError):
+                continue  # gone meanwhile
+        return total / 1e9
+
     def kill(self):
         if self._duty:
             self._duty.stop()

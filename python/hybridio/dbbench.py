@@ -47,13 +47,13 @@ def load_command(db_bench, db, num):
             f"--db={db}"]
 
 
-def run_command(db_bench, db, workload, num, seconds, cache_bytes, seed, direct_reads=False, fs_uri=None):
+def run_command(db_bench, db, workload, num, seconds, cache_bytes, seed, direct_reads=False, fs_uri=None, threads=1):
     """One measured run: `workload` is mixgraph or readrandom, on the existing
-    DB, one thread, RocksDB's block cache at cache_bytes."""
+    DB, `threads` client threads, RocksDB's block cache at cache_bytes."""
     cmd = [db_bench, f"--benchmarks={workload}", "--use_existing_db=1", f"--db={db}", f"--num={num}", *sizes()]
     if workload == "mixgraph":
         cmd += MIXGRAPH
-    cmd += ["--threads=1", f"--duration={seconds}", "--histogram=1", "--statistics=0",
+    cmd += [f"--threads={threads}", f"--duration={seconds}", "--histogram=1", "--statistics=0",
             f"--cache_size={cache_bytes}", f"--use_direct_reads={int(direct_reads)}", f"--seed={seed}"]
     if fs_uri:
         cmd.append(f"--fs_uri={fs_uri}")

@@ -87,18 +87,20 @@ def full(rows, ratio, path):
 
 
 def draw(rows, sweep_ratio, degrees, plot_dir):
-    """The figures the rows allow: [(title, path), ...]."""
+    """The figures the rows allow, per device: [(title, path), ...]."""
     plot_dir.mkdir(parents=True, exist_ok=True)
     out = []
-    for name, title, fn in (
-            ("rocksdb-sweep", "Against the interference degree (Figure 16)",
-             lambda p: sweep(rows, sweep_ratio, degrees, p)),
-            ("rocksdb-ratios", "Against the dataset:cache ratio (Figure 17)", lambda p: ratios(rows, p)),
-            ("rocksdb-full", "Alone and beside a full co-runner (Figures 12-15)",
-             lambda p: full(rows, sweep_ratio, p))):
-        path = plot_dir / f"{name}.png"
-        if fn(path):
-            out.append((title, path))
+    for device in dict.fromkeys(r["device"] for r in rows):
+        mine = [r for r in rows if r["device"] == device and r["threads"] == 1]
+        for name, title, fn in (
+                ("sweep", "against the interference degree (Figure 16)",
+                 lambda p: sweep(mine, sweep_ratio, degrees, p)),
+                ("ratios", "against the dataset:cache ratio (Figure 17)", lambda p: ratios(mine, p)),
+                ("full", "alone and beside a full co-runner (Figures 12-15)",
+                 lambda p: full(mine, sweep_ratio, p))):
+            path = plot_dir / f"rocksdb-{device}-{name}.png"
+            if fn(path):
+                out.append((f"{device}: {title}", path))
     return out
 
 

@@ -1,21 +1,26 @@
-"""hio-study rocksdb: RocksDB's mixgraph workload on Posix and on hybridio's
-RocksDB plugin, alone and beside a CPU-hungry neighbour on the same core.
+"""hio-study rocksdb: RocksDB's mixgraph and readrandom on Posix and on
+hybridio's RocksDB plugin, alone and beside a CPU-hungry neighbour on the
+same core, on the disk and on emulated PCIe 3.0 and 4.0 SSDs.
 
 The macro experiment of the thesis (Figures 12-17): db_bench's mixgraph
-(prefix_dist: Get 83%, Put 14%, Seek 3%) on the default Posix file system
-(page cache held to the budget by a memory cgroup; and with direct reads)
-and on the hybridio plugin under each wait strategy, one core shared with
-stress-ng. Experiments: the interference degree swept at the middle
-dataset:cache ratio (Figure 16); the ratios alone and at 50% (Figure 17);
-alone against a full co-runner (Figures 12-15); and readrandom alone, the
-plugin's I/O path against Posix's direct reads. The DB is loaded once
-(fillrandom, then a compaction) and reused; every run starts from the
-loaded tree with cold caches. Writes runs.csv, rocksdb.json (medians,
-claims, the thesis's figures beside ours), plots and report.html.
+(prefix_dist: Get 83%, Put 14%, Seek 3%) and readrandom on the default
+Posix file system (page cache held to the budget by a memory cgroup; and
+with direct reads) and on the hybridio plugin under each wait strategy, one
+core shared with stress-ng. On the emulated devices the DB is on tmpfs and
+the plugin holds each read until the emulated SSD would have finished it
+(emulate= in its URI); Posix cannot see that model, so there the plugin's
+strategies are compared with each other. Experiments: the interference
+degree swept at the middle dataset:cache ratio (Figure 16), both workloads;
+the ratios alone and at 50% (Figure 17); alone against a full co-runner
+(Figures 12-15); and 4 client threads on every core. The DB is loaded once
+(fillrandom, then a compaction) and reused; every run starts from the loaded
+tree with cold caches. Writes runs.csv, rocksdb.json (medians, claims, the
+thesis's figures beside ours), plots and report.html.
 """
 import argparse
 import contextlib
 import csv
+import resource
 import datetime
 import json
 import os
@@ -33,18 +38,22 @@ from . import corunner, dbbench, matrix
 from .errors import UsageError
 from .hiobench import ROOT
 from .pagecache import MIB, PageCacheLimit
-from .rocksdb_findings import CONFIGS, FULL_DEGREE, RATIOS_DEGREE, READRANDOM_CONFIGS, findings, ratio_label, summarize
+from .rocksdb_findings import (CONFIGS, DEVICES, FULL_DEGREE, RATIOS_DEGREE, THREADS, findings, plugin_configs,
+                               ratio_label, summarize)
 
-EXPERIMENTS = ("sweep", "ratios", "full", "readrandom")
+EXPERIMENTS = ("sweep", "ratios", "full", "threads")
+WORKLOADS = ("mixgraph", "readrandom")
 CORUNNERS = ("cpu", "dbbench")
-# 9 s runs keep the default plan (68 cells x 3 repeats) under 35 minutes.
-DEFAULTS = {"dataset_gb": 2.0, "runtime": 9, "repeats": 3, "degrees": "0,5,10,20,30,50"}
-QUICK = {"dataset_gb": 0.2, "runtime": 5, "repeats": 1, "degrees": "0,10,50"}
+DEFAULTS = {"dataset_gb": 1.0, "runtime": 5, "repeats": 5, "degrees": "0,5,10,20,50,100", "devices": ",".join(DEVICES)}
+QUICK = {"dataset_gb": 0.2, "runtime": 3, "repeats": 1, "degrees": "0,50", "devices": "disk,pcie4"}
+# Where the emulated devices' DB copies live: the model is the device, the
+# file system only holds the data.
+MEMORY_DIR = "/dev/shm"
 DEFAULT_RATIOS = "2,5,10"
 
 # Seconds a run costs beyond its --runtime (reset, db_bench's start and DB
 # open, the co-runner's start, db_bench's exit), for the estimate.
-RUN_OVERHEAD_S = 0.5
+RUN_OVERHEAD_S = 1.0
 # The load: db_bench's fillrandom speed here (it slows as the tree grows),
 # then the compaction.
 LOAD_KEYS_PER_S = 40_000
@@ -57,6 +66,8 @@ class Cell:
     config: str
     ratio: float    # dataset:cache
     degree: int     # the co-runner's share of the core, %; 0: alone
+    device: str = "disk"  # disk, or an emulated SSD's profile (pcie3, pcie4)
+    threads: int = 1      # db_bench's client threads: 1 on the shared core, more on every core
 
     @property
     def plugin(self):
@@ -69,8 +80,8 @@ def parse_args(argv):
     ap = argparse.ArgumentParser(prog="hio-study rocksdb", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true",
-                    help=f"a short study: a {QUICK['dataset_gb']:g} GB dataset, degrees {QUICK['degrees']}, "
-                         f"{QUICK['runtime']} s runs, 1 repeat")
+                    help=f"a short study: a {QUICK['dataset_gb']:g} GB dataset, devices {QUICK['devices']}, degrees "
+                         f"{QUICK['degrees']}, {QUICK['runtime']} s runs, 1 repeat")
     ap.add_argument("--out", help="results folder (default: a new folder in the system temp directory)")
     ap.add_argument("--dir", default=os.path.join(tempfile.gettempdir(), "hybridio-rocksdb"),
                     help="where the loaded DB is kept and reused (default: %(default)s)")
@@ -78,7 +89,11 @@ def parse_args(argv):
                                          f"--quick: {QUICK['dataset_gb']:g})")
     ap.add_argument("--num", help="keys to load (and mixgraph's key range); overrides --dataset-gb")
     ap.add_argument("--reload", action="store_true", help="load the DB again even if one of these parameters exists")
-    ap.add_argument("--configs", default=",".join(CONFIGS), help="comma-separated (default: %(default)s)")
+    ap.add_argument("--configs", default=",".join(CONFIGS),
+                    help="comma-separated; the emulated devices run the plugin's only (default: %(default)s)")
+    ap.add_argument("--devices", help=f"comma-separated: disk (the DB under --dir), pcie3, pcie4 (the DB on tmpfs "
+                                      f"under the plugin's emulated timing) (default: {DEFAULTS['devices']}, "
+                                      f"--quick: {QUICK['devices']})")
     ap.add_argument("--experiments", default=",".join(EXPERIMENTS), help="comma-separated (default: %(default)s)")
     ap.add_argument("--ratios", default=DEFAULT_RATIOS,
                     help="dataset:cache ratios, e.g. 2,5,10 or 2:1,5:1; the sweep and the full co-runner run at "
@@ -88,6 +103,8 @@ def parse_args(argv):
     ap.add_argument("--runtime", help=f"seconds per run (default: {DEFAULTS['runtime']}, "
                                       f"--quick: {QUICK['runtime']})")
     ap.add_argument("--repeats", help=f"runs per cell, interleaved (default: {DEFAULTS['repeats']}, --quick: 1)")
+    ap.add_argument("--workloads", default=",".join(WORKLOADS),
+                    help="the sweep's and the threads experiment's workloads (default: %(default)s)")
     ap.add_argument("--core", help="the CPU that RocksDB and the co-runner share (default: the last CPU)")
     ap.add_argument("--corunner", default="cpu",
                     help="cpu: stress-ng --cpu at the degree; dbbench: a second db_bench doing fillrandom, stopped "
@@ -149,27 +166,33 @@ def parse_degrees(text):
     return sorted(set(vals) | {0})  # alone is every cell's baseline
 
 
-def cells_for(experiments, configs, ratios, degrees):
-    """The plan's cells (each once; experiments share theirs) and the sweep ratio."""
+def cells_for(experiments, configs, ratios, degrees, devices=("disk",), workloads=WORKLOADS):
+    """The plan's cells (each once; experiments share theirs) and the sweep
+    ratio. The emulated devices run the plugin's configurations only, and the
+    threads experiment runs on the disk."""
     sweep = ratios[(len(ratios) - 1) // 2]
     cells = []
 
-    def add(workload, cfgs, ratio, degs):
+    def add(device, workload, ratio, degs, threads=1):
+        cfgs = configs if device == "disk" else plugin_configs(configs)
         for c in cfgs:
             for d in degs:
-                cell = Cell(workload, c, ratio, d)
+                cell = Cell(workload, c, ratio, d, device, threads)
                 if cell not in cells:
                     cells.append(cell)
 
-    if "sweep" in experiments:
-        add("mixgraph", configs, sweep, degrees)
-    if "full" in experiments:
-        add("mixgraph", configs, sweep, (0, FULL_DEGREE))
-    if "ratios" in experiments:
-        for r in ratios:
-            add("mixgraph", configs, r, (0, RATIOS_DEGREE))
-    if "readrandom" in experiments and all(c in configs for c in READRANDOM_CONFIGS):
-        add("readrandom", READRANDOM_CONFIGS, sweep, (0,))
+    for dev in devices:
+        if "sweep" in experiments:
+            for w in workloads:
+                add(dev, w, sweep, degrees)
+        if "full" in experiments:
+            add(dev, "mixgraph", sweep, (0, FULL_DEGREE))
+        if "ratios" in experiments:
+            for r in ratios:
+                add(dev, "mixgraph", r, (0, RATIOS_DEGREE))
+    if "threads" in experiments and "disk" in devices:
+        for w in workloads:
+            add("disk", w, sweep, (0,), THREADS)
     return cells, sweep
 
 
@@ -178,6 +201,8 @@ def resolve(a):
     dbbench.check(a.db_bench)
     configs = _names("configs", a.configs, CONFIGS)
     experiments = _names("experiments", a.experiments, EXPERIMENTS)
+    devices = _names("devices", a.devices, DEVICES)
+    workloads = _names("workloads", a.workloads, WORKLOADS)
     ratios = parse_ratios(a.ratios)
     degrees = parse_degrees(a.degrees)
     a.runtime = _int("runtime", a.runtime, 1, 3600, "seconds per run")
@@ -196,10 +221,17 @@ def resolve(a):
     core = _int("core", a.core if a.core is not None else ncpu - 1, 0, ncpu - 1, "a CPU of this machine")
     if a.corunner not in CORUNNERS:
         raise UsageError(f"--corunner {a.corunner!r}: unknown co-runner (co-runners: {', '.join(CORUNNERS)})")
-    cells, sweep = cells_for(experiments, configs, ratios, degrees)
+    cells, sweep = cells_for(experiments, configs, ratios, degrees, devices, workloads)
     if not cells:
-        raise UsageError(f"--experiments {a.experiments!r} with --configs {a.configs!r}: nothing to run "
-                         f"(readrandom needs {' and '.join(READRANDOM_CONFIGS)})")
+        raise UsageError(f"--experiments {a.experiments!r} with --configs {a.configs!r} on --devices {a.devices!r}: "
+                         f"nothing to run (the emulated devices run the plugin's configurations only, the threads "
+                         f"experiment the disk)")
+    memory = None
+    if any(c.device != "disk" for c in cells):
+        memory = Path(MEMORY_DIR)
+        if dbbench.filesystem_type(memory) not in ("tmpfs", "ramfs"):
+            raise UsageError(f"the emulated devices need {MEMORY_DIR} in memory (tmpfs) for their DB copies; "
+                             f"run --devices disk alone")
     if any(c.degree for c in cells) and a.corunner == "cpu":
         corunner.check_installed()
     out = Path(a.out or os.path.join(tempfile.gettempdir(),
@@ -231,7 +263,8 @@ def resolve(a):
     except OSError as e:
         raise UsageError(f"cannot write to the output folder --out={out}: {e.strerror}") from None
     return {"configs": configs, "experiments": experiments, "ratios": ratios, "degrees": degrees, "num": num,
-            "core": core, "cells": cells, "sweep_ratio": sweep, "out": out, "plugin": plugin, "dir": dbdir}
+            "core": core, "cells": cells, "sweep_ratio": sweep, "out": out, "plugin": plugin, "dir": dbdir,
+            "devices": devices, "workloads": workloads, "memory": memory}
 
 
 # --- the dataset -----------------------------------------------------------------------------------------------
@@ -291,22 +324,38 @@ def ensure_loaded(a, cfg):
 
 
 def budgets(size_bytes, ratios):
-    """{ratio: MiB}: the cache budget of each ratio. RocksDB's block cache, the
-    plugin's cache and Posix's page cache each get it (the thesis: 10 GB of
-    block cache and 10 GB of SPDK cache or page cache for a 50 GB DB)."""
+    """{ratio: MiB}: the cache budget of each ratio, dataset / ratio. Every
+    configuration gets twice it in all (the thesis: 10 GB of block cache and
+    10 GB of SPDK cache or page cache for a 50 GB DB): posix as block cache
+    plus page cache, posix-direct and the plugin (which caches nothing of its
+    own) as block cache alone."""
     return {r: max(1, round(size_bytes / r / MIB)) for r in ratios}
+
+
+def block_cache_mib(config, budget_mib):
+    return budget_mib if config == "posix" else 2 * budget_mib
 
 
 # --- running ---------------------------------------------------------------------------------------------------
 
-RUN_COLUMNS = ["round", "index", "workload", "config", "ratio", "degree", "budget_mib", "ops_per_s", "micros_per_op",
-               "p99_us", "get_p99_us", "put_p99_us", "seek_p99_us", "gets", "puts", "seeks", "pagecache_peak_mib",
+RUN_COLUMNS = ["round", "index", "device", "threads", "workload", "config", "ratio", "degree", "budget_mib",
+               "ops_per_s", "cpu_us_per_op", "corunner_progress", "micros_per_op", "p99_us", "get_p99_us", "put_p99_us", "seek_p99_us", "gets", "puts", "seeks", "pagecache_peak_mib",
                "anon_peak_mib", "cache_hit_ratio", "wait_interrupt", "wait_poll", "wait_hybrid", "plugin_reads",
                "wall_s", "raw"]
 
 
-def plugin_uri(strategy, cache_mib, stats):
-    return f"hybridio://?wait={strategy}&cache_mb={cache_mib}&direct=1&stats={stats}"
+def plugin_uri(config, device, stats):
+    """The plugin's URI for a configuration (hybridio-STRATEGY[-own]): its
+    defaults otherwise (direct table reads, Posix writes, no cache of its own)."""
+    strategy = config.removeprefix("hybridio-")
+    uri = "hybridio://?"
+    if strategy.endswith("-own"):
+        uri += f"wait={strategy.removesuffix('-own')}&objective=own"
+    else:
+        uri += f"wait={strategy}"
+    if device != "disk":
+        uri += f"&emulate={device}"
+    return f"{uri}&stats={stats}"
 
 
 def read_stats(path):
@@ -328,23 +377,39 @@ class Runner:
     def __init__(self, a, cfg, dataset, limit):
         self.a, self.cfg, self.limit = a, cfg, limit
         self.loaded = Path(dataset["path"])
-        self.work = self.loaded.parent / "work"
+        self.disk_work = self.loaded.parent / "work"
+        # The emulated devices' copy of the loaded DB, made once: each run's
+        # reset links its tables, as on the disk.
+        self.memory = cfg["memory"] / f"hybridio-rocksdb-{os.getpid()}" if cfg["memory"] else None
+        if self.memory:
+            print(f"hio-study rocksdb: copying the DB to {self.memory} for the emulated devices", flush=True)
+            shutil.copytree(self.loaded, self.memory / "loaded")
         self.budget = budgets(dataset["size_bytes"], cfg["ratios"])
         self.missing_stats = False
 
+    def work(self, cell):
+        return self.disk_work if cell.device == "disk" else self.memory / "work"
+
+    def reset(self, cell):
+        dbbench.reset(self.loaded if cell.device == "disk" else self.memory / "loaded", self.work(cell))
+
+    def close(self):
+        shutil.rmtree(self.disk_work, ignore_errors=True)
+        if self.memory:
+            shutil.rmtree(self.memory, ignore_errors=True)
+
     def command(self, cell, seed, stats, seconds):
-        budget = self.budget[cell.ratio] * MIB
-        uri = None
-        if cell.plugin:
-            # readrandom measures the plugin's I/O path against Posix's direct reads: no cache of its own.
-            uri = plugin_uri(cell.config.removeprefix("hybridio-"),
-                             0 if cell.workload == "readrandom" else self.budget[cell.ratio], stats)
-        cmd = dbbench.run_command(self.a.db_bench, self.work, cell.workload, self.cfg["num"], seconds, budget,
-                                  seed, direct_reads=cell.config == "posix-direct", fs_uri=uri)
+        budget = self.budget[cell.ratio]
+        uri = plugin_uri(cell.config, cell.device, stats) if cell.plugin else None
+        cmd = dbbench.run_command(self.a.db_bench, self.work(cell), cell.workload, self.cfg["num"], seconds,
+                                  block_cache_mib(cell.config, budget) * MIB, seed,
+                                  direct_reads=cell.config == "posix-direct", fs_uri=uri, threads=cell.threads)
         if cell.plugin:
             cmd = ["env", f"LD_PRELOAD={self.cfg['plugin']}", *cmd]
-        cmd = ["taskset", "-c", str(self.cfg["core"]), *cmd]
-        return self.limit.wrap(cmd) if not cell.plugin else cmd
+        # One client thread shares its core with the co-runner; more spread over every core.
+        cpus = str(self.cfg["core"]) if cell.threads == 1 else f"0-{(os.cpu_count() or 1) - 1}"
+        cmd = ["taskset", "-c", cpus, *cmd]
+        return self.limit.wrap(cmd) if cell.config == "posix" else cmd
 
     def corunner(self, degree):
         if not degree:
@@ -359,27 +424,33 @@ class Runner:
         """A few hundred mixgraph operations through the plugin before the
         study: a bad URI or a plugin that does not load fails here, not half an
         hour in. True if the plugin wrote its statistics file."""
-        stats = self.cfg["out"] / "raw" / f"probe-{cell.config}.stats.json"
+        stats = self.cfg["out"] / "raw" / f"probe-{cell.device}-{cell.config}.stats.json"
         cmd = self.command(cell, 1, stats, 0) + ["--reads=200"]  # no --duration: 200 operations
-        dbbench.reset(self.loaded, self.work)
-        dbbench.run(cmd, self.cfg["out"] / "raw" / f"probe-{cell.config}.out",
-                    self.cfg["out"] / "raw" / f"probe-{cell.config}.err", 300)
+        self.reset(cell)
+        dbbench.run(cmd, self.cfg["out"] / "raw" / f"probe-{cell.device}-{cell.config}.out",
+                    self.cfg["out"] / "raw" / f"probe-{cell.device}-{cell.config}.err", 300)
         return stats.is_file()
 
     def run(self, cell, rep, index):
         raw = self.cfg["out"] / "raw"
-        name = f"{index:04d}-{cell.workload}-{cell.config}-{ratio_label(cell.ratio).replace(':', 'to')}-" \
-               f"{cell.degree}pct-r{rep + 1}"
+        name = f"{index:04d}-{cell.device}-{cell.workload}-t{cell.threads}-{cell.config}-" \
+               f"{ratio_label(cell.ratio).replace(':', 'to')}-{cell.degree}pct-r{rep + 1}"
         stats = raw / f"{name}.stats.json"
         cmd = self.command(cell, 1000 + rep, stats, self.a.runtime)
-        dbbench.reset(self.loaded, self.work)
-        dbbench.drop_cached(self.work)
-        tracker = self.limit.start(self.budget[cell.ratio] * MIB) if not cell.plugin else None
+        self.reset(cell)
+        dbbench.drop_cached(self.work(cell))
+        tracker = self.limit.start(self.budget[cell.ratio] * MIB) if cell.config == "posix" else None
         t0 = time.monotonic()
         with self.corunner(cell.degree) as co:
             try:
+                measured = isinstance(co, corunner.CoRunner)
+                cpu0, co0, w0 = children_cpu_s(), co.cpu_s() if measured else 0, time.monotonic()
                 text = dbbench.run(cmd, raw / f"{name}.out", raw / f"{name}.err", self.a.runtime + 90,
                                    tick=tracker.tick if tracker else None)
+                cpu = children_cpu_s() - cpu0  # db_bench's own
+                # The co-runner's progress: the CPU it got beside db_bench over what it asked for.
+                progress = ((co.cpu_s() - co0) / ((time.monotonic() - w0) * cell.degree / 100)
+                            if measured else None)
             except RuntimeError as e:
                 if tracker and tracker.oom_killed():
                     raise RuntimeError(f"{e}\n  the memory cgroup that holds Posix's page cache to the budget "
@@ -392,9 +463,11 @@ class Runner:
         except ValueError as e:
             raise RuntimeError(f"{' '.join(map(str, cmd))}: {e} (its output: {raw / name}.out)") from None
         h = parsed["histograms"]
-        rec = {"round": rep + 1, "index": index, "workload": cell.workload, "config": cell.config,
-               "ratio": cell.ratio, "degree": cell.degree, "budget_mib": self.budget[cell.ratio],
-               "ops_per_s": parsed["ops_per_s"], "micros_per_op": parsed["micros_per_op"],
+        rec = {"round": rep + 1, "index": index, "device": cell.device, "threads": cell.threads,
+               "workload": cell.workload, "config": cell.config, "ratio": cell.ratio, "degree": cell.degree,
+               "budget_mib": self.budget[cell.ratio], "ops_per_s": parsed["ops_per_s"],
+               "cpu_us_per_op": cpu * 1e6 / parsed["operations"] if parsed["operations"] else None,
+               "micros_per_op": parsed["micros_per_op"], "corunner_progress": progress,
                "p99_us": parsed["p99_us"], "get_p99_us": (h.get("read") or {}).get("p99"),
                "put_p99_us": (h.get("write") or {}).get("p99"), "seek_p99_us": (h.get("seek") or {}).get("p99"),
                "gets": (parsed["mix"] or {}).get("gets"), "puts": (parsed["mix"] or {}).get("puts"),
@@ -407,6 +480,12 @@ class Runner:
         rec.update(st or {k: None for k in ("cache_hit_ratio", "wait_interrupt", "wait_poll", "wait_hybrid",
                                              "plugin_reads")})
         return rec
+
+
+def children_cpu_s():
+    """User and system CPU seconds of the children this process has reaped."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def corunner_check(co):
@@ -435,20 +514,19 @@ def estimate_s(runs, runtime):
 def describe_plan(cfg, repeats, runtime):
     cells, sweep = cfg["cells"], cfg["sweep_ratio"]
     lines = []
-    n = f"{len(cfg['configs'])} config{'s' if len(cfg['configs']) != 1 else ''}"
+    n = f"the configurations ({len(cfg['configs'])} on the disk, the plugin's on emulated devices)"
+    lines.append(f"  devices: {', '.join(cfg['devices'])}")
     if "sweep" in cfg["experiments"]:
-        lines.append(f"  sweep: {n} x degrees {','.join(map(str, cfg['degrees']))}% at "
-                     f"{ratio_label(sweep)}")
+        lines.append(f"  sweep: {' and '.join(cfg['workloads'])}, {n} x degrees "
+                     f"{','.join(map(str, cfg['degrees']))}% at {ratio_label(sweep)}")
     if "full" in cfg["experiments"]:
-        lines.append(f"  full: {n} alone and at {FULL_DEGREE}% at {ratio_label(sweep)}")
+        lines.append(f"  full: mixgraph, {n} alone and at {FULL_DEGREE}% at {ratio_label(sweep)}")
     if "ratios" in cfg["experiments"]:
-        lines.append(f"  ratios: {n} x {', '.join(map(ratio_label, cfg['ratios']))} alone and at "
+        lines.append(f"  ratios: mixgraph, {n} x {', '.join(map(ratio_label, cfg['ratios']))} alone and at "
                      f"{RATIOS_DEGREE}%")
-    if "readrandom" in cfg["experiments"]:
-        if any(c.workload == "readrandom" for c in cells):
-            lines.append(f"  readrandom: {' and '.join(READRANDOM_CONFIGS)} alone at {ratio_label(sweep)}")
-        else:
-            lines.append(f"  readrandom: skipped, it needs --configs to include {' and '.join(READRANDOM_CONFIGS)}")
+    if "threads" in cfg["experiments"]:
+        lines.append(f"  threads: {' and '.join(cfg['workloads'])} with {THREADS} client threads on every core, "
+                     f"alone, on the disk" + ("" if "disk" in cfg["devices"] else " (skipped: no disk)"))
     runs = len(cells) * repeats
     minutes = estimate_s(runs, runtime) / 60
     head = (f"hio-study rocksdb: {len(cells)} cells (shared cells run once) x {repeats} repeat(s) x {runtime} s = "
@@ -489,7 +567,7 @@ def run(a, cfg):
         if bar:
             bar.close()
         limit.close()
-        shutil.rmtree(runner.work, ignore_errors=True)
+        runner.close()
     if interrupted:
         print("hio-study rocksdb: interrupted; writing what was measured", file=sys.stderr)
     if error:

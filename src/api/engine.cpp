@@ -1,5 +1,6 @@
 #include "api/engine.hpp"
 
+#include <algorithm>
 #include <cerrno>
 
 #include "util/error.hpp"
@@ -21,14 +22,18 @@ int Engine::emulate_files(const std::string& spec) {
   if (!spec.empty()) {
     EmuConfig c;
     if (int r = parse_emu_spec("emu:" + spec, &c); r < 0) return r;
-    const EmuFaults none;
-    if (c.faults.fail_offset != none.fail_offset || c.faults.fail_rate != none.fail_rate ||
-        c.faults.corrupt_offset != none.corrupt_offset)
-      return fail(EINVAL, "emulated timing '" + spec +
-                              "': failures and corruption need the emulated device's own storage (emu:...); "
-                              "a file keeps its data on the file");
-    if (c.capacity || c.lba != EmuConfig().lba)
-      return fail(EINVAL, "emulated timing '" + spec + "': size and lba belong to the file, not to its timing");
+    // Keys that describe the device's storage, not its timing: refused when given at all.
+    for (size_t pos = 0; pos <= spec.size();) {
+      size_t comma = std::min(spec.find(',', pos), spec.size());
+      std::string key = spec.substr(pos, std::min(spec.find('=', pos), comma) - pos);
+      pos = comma + 1;
+      if (key.rfind("fail_", 0) == 0 || key == "corrupt_offset")
+        return fail(EINVAL, "emulated timing '" + spec + "': " + key +
+                                ": failures and corruption need the emulated device's own storage (emu:...); a "
+                                "file keeps its data on the file");
+      if (key == "size" || key == "lba")
+        return fail(EINVAL, "emulated timing '" + spec + "': " + key + " belongs to the file, not to its timing");
+    }
     t = std::make_shared<EmuTiming>(c);
   }
   std::lock_guard<std::mutex> g(mu_);

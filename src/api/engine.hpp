@@ -16,9 +16,10 @@ class Engine {
   // Returns the device for cfg.spec, creating it (capacity: the spec's
   // size, else default_size, else 1 GiB) if no queue holds it.
   std::shared_ptr<EmuDevice> emu_device(const EmuConfig& cfg, uint64_t default_size);
-  // File targets opened from now on complete no sooner than the emulated
-  // device `spec` (as after "emu:") would; one model serves them all. ""
-  // gives files their own timing again. -EINVAL with the message set.
+  // The file targets of queues whose first target opens from now on
+  // complete no sooner than the emulated device `spec` (as after "emu:")
+  // would; one model serves them all. "": files keep their own timing.
+  // -EINVAL with the message set.
   int emulate_files(const std::string& spec);
   std::shared_ptr<EmuTiming> file_timing();
   // What this engine's queues open their targets with.

@@ -105,6 +105,19 @@ Governor::Member* Governor::member() {
   return ms.m;
 }
 
+void Governor::note_own_thread() {
+  if (!read_kernel_) return;
+  int cpu = sched_getcpu();
+  if (Member* m = member(); m && cpu >= 0 && cpu < ncpu_) m->cpu.store(cpu, std::memory_order_relaxed);
+}
+
+bool Governor::is_own(pid_t tid) const {
+  int n = nmembers_.load(std::memory_order_acquire);
+  for (int i = 0; i < n; i++)
+    if (members_[i].tid.load(std::memory_order_acquire) == tid) return true;
+  return false;
+}
+
 int Governor::enter(uint64_t now) {
   int cpu = sched_getcpu();
   if (cpu < 0 || cpu >= ncpu_) cpu = 0;

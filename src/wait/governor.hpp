@@ -65,6 +65,13 @@ class Governor {
   // (once), records the core it is on, and takes a sample if one is due.
   // Returns that core.
   int enter(uint64_t now_ns);
+  // Called by our threads as they wait in a fixed mode (interrupt, poll,
+  // hybrid): registers the thread as ours (once) and records its core, so
+  // that its run time there is never taken for a neighbour's, without the
+  // cost of a sample. A database's flush and compaction threads are ours.
+  void note_own_thread();
+  // Whether thread tid is registered as ours (tests, diagnostics).
+  bool is_own(pid_t tid) const;
   // The other tenants on `cpu`, as last sampled.
   NeighbourView neighbours(int cpu) const;
 

@@ -4,6 +4,7 @@
 #include "util/enum.hpp"
 #include "util/error.hpp"
 #include "util/sleep.hpp"
+#include "wait/governor.hpp"
 
 namespace hio {
 
@@ -109,6 +110,7 @@ int Waiter::wait(Backend& be, Cqe* out, unsigned max, unsigned min, bool pending
   }
   st.waits++;
   auto mode = hio_wait_mode(mode_.load(std::memory_order_acquire));
+  if (mode != HIO_WAIT_ADAPTIVE) Governor::get().note_own_thread();  // adaptive's begin_wait registers it
   switch (mode) {
     case HIO_WAIT_POLL:
       if (int r = be.submit(); r < 0) return r;

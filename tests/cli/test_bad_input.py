@@ -1,4 +1,8 @@
 """Bad input: one line naming the value, exit status 2, nothing run."""
+import os
+import tempfile
+from pathlib import Path
+
 import pytest
 
 EMU = "--filename=emu:pcie4,size=16m"
@@ -153,3 +157,44 @@ def test_bad_handle_options(run, args, needles):
 def test_shared_queue_needs_one_strategy(run):
     p = run("--queue=shared", EMU, "--name=a", "--completion=poll", "--name=b", "--completion=interrupt")
     assert_usage_error(p, "'a'", "'b'", "--completion")
+
+
+@pytest.fixture
+def shm_file():
+    """A 1 MiB file on tmpfs (/dev/shm), what --emulate is meant for, else in the temporary directory."""
+    base = "/dev/shm" if os.access("/dev/shm", os.W_OK) else tempfile.gettempdir()
+    with tempfile.TemporaryDirectory(dir=base, prefix="hio-cli-") as d:
+        f = Path(d) / "data"
+        f.write_bytes(b"\0" * (1 << 20))
+        yield f
+
+
+@pytest.mark.parametrize(
+    "args, needles",
+    [
+        (["--emulate=bogus"], ["'bogus'", "--emulate"]),
+        (["--emulate="], ["''", "--emulate"]),
+        (["--emulate=pcie4,lat_us=abc"], ["'abc'", "--emulate"]),
+        (["--emulate=pcie4,fail_rate=0.1"], ["'pcie4,fail_rate=0.1'", "--emulate"]),
+        (["--emulate=pcie4,corrupt_offset=0"], ["'pcie4,corrupt_offset=0'", "--emulate"]),
+        (["--emulate=pcie4,size=1g"], ["'pcie4,size=1g'", "--emulate", "size"]),
+        # The kernel cannot wait on a completion only the emulated timing knows of.
+        (["--emulate=pcie4", "--completion=sqpoll"], ["'sqpoll'", "emu:pcie4"]),
+    ],
+)
+def test_bad_emulate(run, shm_file, args, needles):
+    assert_usage_error(run("--name=j", f"--filename={shm_file}", *args), *needles)
+
+
+def test_emulate_on_an_emulated_ssd(run):
+    assert_usage_error(run("--name=j", "--filename=emu:pcie4", "--emulate=pcie4"), "--emulate", "emu:pcie4")
+
+
+@pytest.mark.parametrize(
+    "first, second",
+    [(["--emulate=pcie4"], ["--emulate=nand"]), (["--emulate=pcie4"], []), ([], ["--emulate=pcie4"])],
+    ids=["pcie4_nand", "pcie4_none", "none_pcie4"],
+)
+def test_emulate_differs_between_jobs(run, shm_file, first, second):
+    p = run(f"--filename={shm_file}", "--size=64k", "--name=a", *first, "--name=b", *second)
+    assert_usage_error(p, "'a'", "'b'", "--emulate")

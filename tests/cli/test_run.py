@@ -3,6 +3,8 @@ import json
 import os
 import pty
 import subprocess
+import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -225,3 +227,58 @@ def test_ramp_time_is_not_measured(run_json):
 def test_cpus_allowed_pins_the_job(run_json):
     out = run_json("--name=j", *SMALL, "--cpus_allowed=0", "--runtime=0.2", "--time_based")
     assert out["jobs"][0]["error"] == 0 and out["jobs"][0]["job options"]["cpus_allowed"] == "0"
+
+
+@pytest.fixture
+def shm_file():
+    """A 4 MiB file on tmpfs (/dev/shm), what --emulate is meant for, else in the temporary directory."""
+    base = "/dev/shm" if os.access("/dev/shm", os.W_OK) else tempfile.gettempdir()
+    with tempfile.TemporaryDirectory(dir=base, prefix="hio-cli-") as d:
+        f = Path(d) / "data"
+        f.write_bytes(os.urandom(4 << 20))
+        yield f
+
+
+def require_o_direct(path):
+    try:
+        os.close(os.open(path, os.O_RDONLY | os.O_DIRECT))
+    except OSError as e:
+        pytest.skip(f"no O_DIRECT on {path.parent}: {e}")
+
+
+def test_emulate_runs_on_a_file(run_json, shm_file):
+    require_o_direct(shm_file)
+    out = run_json("--name=j", f"--filename={shm_file}", "--emulate=pcie4", "--direct=1", "--rw=randread",
+                   "--runtime=1", "--time_based")
+    job = out["jobs"][0]
+    assert job["error"] == 0
+    h = job["hybridio"]
+    assert h["emulate"] == "pcie4"
+    assert h["backend"] == "uring"  # the file's own, timed; not the emulated SSD's RAM
+    assert job["read"]["iops"] > 0 and job["read"]["total_ios"] > 0
+
+
+def test_emulate_latency_is_a_floor(run_json, shm_file):
+    """Every read waits the device's 500 us; the same file without --emulate answers far sooner."""
+    common = ["--name=j", f"--filename={shm_file}", "--rw=randread", "--iodepth=1", "--runtime=0.5", "--time_based"]
+    out = run_json(*common, "--emulate=lat_us=500,jitter_us=0")
+    h, rd = out["jobs"][0]["hybridio"], out["jobs"][0]["read"]
+    assert h["emulate"] == "lat_us=500,jitter_us=0"
+    assert rd["total_ios"] > 0
+    assert rd["clat_ns"]["mean"] >= 500_000
+    assert rd["clat_ns"]["min"] >= 500_000
+    plain = run_json(*common)["jobs"][0]
+    assert plain["hybridio"]["emulate"] == ""
+    assert plain["read"]["clat_ns"]["percentile"]["50.000000"] < 250_000
+
+
+def test_emulate_one_device_serves_every_job(run_json, shm_file):
+    """Two jobs under one --emulate share its IOPS ceiling: at 2000 IOPS on one channel (500 us a command), they
+    complete 2000 reads a second together, where a device each would let each job reach 2000."""
+    out = run_json(f"--filename={shm_file}", "--emulate=lat_us=50,iops=2000,jitter_us=0", "--rw=randread",
+                   "--iodepth=1", "--runtime=1", "--time_based", "--name=a", "--name=b")
+    jobs = out["jobs"]
+    assert [j["hybridio"]["emulate"] for j in jobs] == ["lat_us=50,iops=2000,jitter_us=0"] * 2
+    assert all(j["read"]["total_ios"] > 0 for j in jobs)
+    # The ceiling is exact; 10% for the jobs' start and end not lining up.
+    assert sum(j["read"]["iops"] for j in jobs) <= 2000 * 1.1

@@ -103,20 +103,28 @@ def test_reset_links_tables_copies_the_rest_and_leaves_the_loaded_db_alone(tmp_p
 def test_default_plan():
     a = rs.parse_args([])
     cells, sweep = rs.cells_for(rs.EXPERIMENTS, list(rf.CONFIGS), rs.parse_ratios(a.ratios),
-                                rs.parse_degrees(a.degrees))
+                                rs.parse_degrees(a.degrees), a.devices.split(","))
     assert sweep == 5.0 and len(set(cells)) == len(cells)
-    mix = [c for c in cells if c.workload == "mixgraph"]
-    # per configuration: 6 degrees + 100% at 5:1; 2:1 and 10:1 alone and at 50%
-    assert len(mix) == 6 * (6 + 1 + 4)
-    assert {(c.config, c.ratio, c.degree) for c in cells if c.workload == "readrandom"} == {
-        ("posix-direct", 5.0, 0), ("hybridio-interrupt", 5.0, 0)}
-    assert len(cells) * int(a.repeats) * (int(a.runtime) + rs.RUN_OVERHEAD_S) / 60 < 35
+    disk = [c for c in cells if c.device == "disk" and c.threads == 1]
+    # per configuration and workload: 6 degrees at 5:1; mixgraph also 2:1 and 10:1 alone and at 50%
+    assert len(disk) == 7 * (2 * 6 + 4)
+    for dev in ("pcie3", "pcie4"):
+        mine = [c for c in cells if c.device == dev]
+        assert {c.config for c in mine} == set(rf.plugin_configs(rf.CONFIGS)) and len(mine) == 5 * (2 * 6 + 4)
+        assert all(c.threads == 1 for c in mine)
+    threads = [c for c in cells if c.threads == rf.THREADS]
+    assert {(c.device, c.degree, c.ratio) for c in threads} == {("disk", 0, 5.0)} and len(threads) == 7 * 2
 
 
 def test_plan_options():
-    cells, sweep = rs.cells_for(["sweep", "readrandom"], ["posix"], [2.0, 10.0], [0, 30])
+    cells, sweep = rs.cells_for(["sweep", "threads"], ["posix"], [2.0, 10.0], [0, 30], ["pcie4"], ["mixgraph"])
     assert sweep == 2.0  # the middle of the ratios (the lower one of two)
-    assert [(c.config, c.ratio, c.degree) for c in cells] == [("posix", 2.0, 0), ("posix", 2.0, 30)]
+    assert cells == []  # posix cannot run on an emulated device, and threads runs on the disk
+    cells, _ = rs.cells_for(["sweep"], ["posix", "hybridio-poll"], [2.0], [0, 30], ["disk", "pcie4"], ["readrandom"])
+    assert [(c.device, c.config, c.degree) for c in cells] == [
+        ("disk", "posix", 0), ("disk", "posix", 30), ("disk", "hybridio-poll", 0), ("disk", "hybridio-poll", 30),
+        ("pcie4", "hybridio-poll", 0), ("pcie4", "hybridio-poll", 30)]
+    assert all(c.workload == "readrandom" for c in cells)
     assert rs.parse_ratios("10:1, 2,5:1") == [2.0, 5.0, 10.0]
     assert rs.parse_degrees("50,10") == [0, 10, 50]
 
@@ -124,8 +132,13 @@ def test_plan_options():
 def test_budgets_and_the_plugin_uri():
     assert rs.budgets(2_000 * pagecache.MIB, [2.0, 5.0, 10.0]) == {2.0: 1000, 5.0: 400, 10.0: 200}
     assert rs.budgets(1000, [5.0]) == {5.0: 1}
-    assert rs.plugin_uri("adaptive", 400, "/o/raw/1.stats.json") == \
-        "hybridio://?wait=adaptive&cache_mb=400&direct=1&stats=/o/raw/1.stats.json"
+    # The same memory for all: posix adds its page cache to the block cache.
+    assert rs.block_cache_mib("posix", 400) == 400
+    assert rs.block_cache_mib("posix-direct", 400) == rs.block_cache_mib("hybridio-poll", 400) == 800
+    assert rs.plugin_uri("hybridio-adaptive", "disk", "/o/raw/1.stats.json") == \
+        "hybridio://?wait=adaptive&stats=/o/raw/1.stats.json"
+    assert rs.plugin_uri("hybridio-adaptive-own", "pcie4", "/s") == \
+        "hybridio://?wait=adaptive&objective=own&emulate=pcie4&stats=/s"
 
 
 def runner(tmp_path, **over):
@@ -133,7 +146,7 @@ def runner(tmp_path, **over):
         ([f"--{k}", str(v)] for k, v in over.items()), [])])
     a.runtime, a.repeats = int(a.runtime), int(a.repeats)
     cfg = {"num": 1000, "core": 1, "ratios": [2.0, 5.0], "plugin": Path(a.plugin), "out": tmp_path,
-           "dir": tmp_path}
+           "dir": tmp_path, "memory": None}
     limit = pagecache.PageCacheLimit(root=tmp_path / "no-cgroups", proc_cgroup="")
     return rs.Runner(a, cfg, {"path": str(tmp_path / "loaded"), "size_bytes": 1000 * pagecache.MIB}, limit)
 
@@ -147,15 +160,17 @@ def test_commands_per_configuration(tmp_path):
             "--keyrange_num=30", f"--cache_size={200 * pagecache.MIB}", "--use_direct_reads=0", "--seed=1000",
             f"--db={tmp_path / 'work'}", "--num=1000", "--key_size=16", "--value_size=1000"} <= set(posix)
     assert not any(x.startswith(("--fs_uri", "--sine")) for x in posix)
-    assert "--use_direct_reads=1" in r.command(rs.Cell("mixgraph", "posix-direct", 2.0, 50), 1000, None, 9)
+    direct = r.command(rs.Cell("mixgraph", "posix-direct", 2.0, 50), 1000, None, 9)
+    assert "--use_direct_reads=1" in direct and f"--cache_size={1000 * pagecache.MIB}" in direct
     poll = r.command(rs.Cell("mixgraph", "hybridio-poll", 2.0, 50), 1001, "/s.json", 9)
     assert poll[:5] == ["taskset", "-c", "1", "env", "LD_PRELOAD=/p/libhybridio-rocksdb.so"]
-    assert "--fs_uri=hybridio://?wait=poll&cache_mb=500&direct=1&stats=/s.json" in poll
-    assert f"--cache_size={500 * pagecache.MIB}" in poll and "--use_direct_reads=0" in poll
+    assert "--fs_uri=hybridio://?wait=poll&stats=/s.json" in poll
+    assert f"--cache_size={1000 * pagecache.MIB}" in poll and "--use_direct_reads=0" in poll
     rr = r.command(rs.Cell("readrandom", "hybridio-interrupt", 5.0, 0), 1000, "/s.json", 9)
-    assert "--benchmarks=readrandom" in rr and "--fs_uri=hybridio://?wait=interrupt&cache_mb=0&direct=1" \
-                                                 "&stats=/s.json" in rr
+    assert "--benchmarks=readrandom" in rr and "--fs_uri=hybridio://?wait=interrupt&stats=/s.json" in rr
     assert not any(x.startswith("--mix_") for x in rr)
+    many = r.command(rs.Cell("readrandom", "hybridio-adaptive", 5.0, 0, "disk", 4), 1000, "/s.json", 9)
+    assert many[:3] == ["taskset", "-c", f"0-{os.cpu_count() - 1}"] and "--threads=4" in many
 
 
 def test_the_co_runner_per_degree(tmp_path):
@@ -207,30 +222,67 @@ def test_no_memory_cgroup_means_no_limit(tmp_path):
 
 # --- the claims ---
 
-def row(config, ratio, degree, ops, lat=None, p99=None, workload="mixgraph"):
+def row(config, ratio, degree, ops, lat=None, p99=None, workload="mixgraph", device="disk", threads=1, **more):
     """A cell's medians as summarize gives them."""
-    return {**{f: None for f in rf.FIGURES}, "workload": workload, "config": config, "ratio": ratio,
-            "degree": degree, "ops_per_s": ops, "micros_per_op": lat if lat is not None else 1e6 / ops, "p99_us": p99}
+    return {**{f: None for f in rf.FIGURES}, "device": device, "threads": threads, "workload": workload,
+            "config": config, "ratio": ratio, "degree": degree, "ops_per_s": ops,
+            "micros_per_op": lat if lat is not None else 1e6 / ops, "p99_us": p99, **more}
 
 
 def test_summarize_medians_and_spread():
     recs = [dict(row("posix", 5.0, 0, ops), budget_mib=1, round=i) for i, ops in enumerate((100.0, 300.0, 200.0))]
-    (cell,) = rf.summarize(recs)
+    recs.append(dict(row("posix", 5.0, 0, 50.0, device="pcie4"), budget_mib=1, round=1))
+    cell, other = rf.summarize(recs)
     assert cell["ops_per_s"] == 200.0 and cell["repeats"] == 3 and cell["spread_pct"] == 100.0
     assert cell["cache_hit_ratio"] is None
+    assert (other["device"], other["ops_per_s"], other["repeats"]) == ("pcie4", 50.0, 1)
 
 
-def test_adaptive_claim_met_and_not_met():
-    rows = [row("posix", 5.0, 0, 900.0), row("hybridio-adaptive", 5.0, 0, 100.0),  # alone: not judged
-            row("posix", 5.0, 10, 100.0), row("hybridio-adaptive", 5.0, 10, 95.0),   # exactly 0.95: met
-            row("hybridio-poll", 5.0, 50, 100.0), row("hybridio-adaptive", 5.0, 50, 99.0)]
-    c = rf.adaptive_claim(rows)
-    assert c["passed"] is True and [(x["degree"], x["passed"]) for x in c["cells"]] == [(10, True), (50, True)]
-    assert "in 2 of 2 contention cells" in c["sentence"] and c["sentence"].endswith(": met.")
-    c = rf.adaptive_claim(rows + [row("posix", 2.0, 50, 100.0), row("hybridio-adaptive", 2.0, 50, 94.0)])
-    assert c["passed"] is False and "missed at 2:1, 50%: 0.94 of posix" in c["sentence"]
+def test_adaptive_claim_own_met_and_not_met():
+    rows = [row("posix", 5.0, 0, 100.0), row("hybridio-adaptive-own", 5.0, 0, 100.0),
+            row("posix", 5.0, 10, 100.0), row("hybridio-adaptive-own", 5.0, 10, 95.0),   # exactly 0.95: met
+            row("hybridio-poll", 5.0, 50, 100.0), row("hybridio-adaptive-own", 5.0, 50, 99.0),
+            row("hybridio-adaptive", 5.0, 50, 200.0)]  # the other objective's run is not a rival
+    c = rf.adaptive_claim(rows, "hybridio-adaptive-own")
+    assert [(x["degree"], x["passed"]) for x in c["cells"]] == [(0, True), (10, True), (50, True)]
+    assert c["passed"] is True and "in 3 of 3 cells" in c["sentence"] and c["sentence"].endswith(": met.")
+    c = rf.adaptive_claim(rows + [row("posix", 2.0, 50, 100.0), row("hybridio-adaptive-own", 2.0, 50, 94.0)],
+                          "hybridio-adaptive-own")
+    assert c["passed"] is False and "missed at mixgraph 2:1, 50%: 0.94 of posix" in c["sentence"]
     assert c["sentence"].endswith("NOT met.")
-    assert rf.adaptive_claim([row("posix", 5.0, 10, 1.0)])["passed"] is None
+    # Every cell within 5%, but a static configuration has the higher mean: not met.
+    rows = [row("posix", 5.0, d, 100.0) for d in (10, 50)] + \
+        [row("hybridio-adaptive-own", 5.0, d, 96.0) for d in (10, 50)]
+    c = rf.adaptive_claim(rows, "hybridio-adaptive-own")
+    assert all(x["passed"] for x in c["cells"]) and c["passed"] is False and "against posix's 1.000" in c["sentence"]
+    assert rf.adaptive_claim([row("posix", 5.0, 10, 1.0)], "hybridio-adaptive-own")["passed"] is None
+
+
+def test_adaptive_claim_shared_scores_both_tenants():
+    # Poll gets more ops/s beside the co-runner, but takes its CPU: by the combined score interrupt is better.
+    rows = [row("hybridio-poll", 5.0, 0, 100.0), row("hybridio-interrupt", 5.0, 0, 80.0),
+            row("hybridio-adaptive", 5.0, 0, 100.0),
+            row("hybridio-poll", 5.0, 50, 60.0, corunner_progress=0.5),
+            row("hybridio-interrupt", 5.0, 50, 50.0, corunner_progress=0.95),
+            row("hybridio-adaptive", 5.0, 50, 50.0, corunner_progress=0.95)]
+    assert rf.combined(rows, rows[3]) == pytest.approx(1.1) and rf.combined(rows, rows[4]) == pytest.approx(1.45)
+    c = rf.adaptive_claim(rows, "hybridio-adaptive")
+    assert c["passed"] is True and [x["best"] for x in c["cells"]] == ["hybridio-poll", "hybridio-interrupt"]
+    rows[5] = row("hybridio-adaptive", 5.0, 50, 60.0, corunner_progress=0.5)  # it polled
+    c = rf.adaptive_claim(rows, "hybridio-adaptive")
+    assert c["passed"] is False and c["cells"][1]["score"] == pytest.approx(1.1 / 1.45)
+    # Without the co-runner's progress a contended cell cannot be scored.
+    rows[5]["corunner_progress"] = None
+    assert [x["degree"] for x in rf.adaptive_claim(rows, "hybridio-adaptive")["cells"]] == [0]
+
+
+def test_threads_claim():
+    rows = [row("posix-direct", 5.0, 0, 100.0, threads=4), row("hybridio-adaptive", 5.0, 0, 97.0, threads=4),
+            row("posix-direct", 5.0, 0, 100.0, threads=4, workload="readrandom"),
+            row("hybridio-adaptive", 5.0, 0, 96.0, threads=4, workload="readrandom")]
+    c = rf.threads_claim(rows)
+    assert c["passed"] is False and [x["passed"] for x in c["cells"]] == [True, False]
+    assert rf.threads_claim(rows[:2])["passed"] is True and rf.threads_claim(rows[:1]) is None
 
 
 def pvi_rows(alone, contended):
@@ -262,14 +314,34 @@ def test_poll_against_interrupt_not_met():
     assert all(s.endswith("NOT met.") for s in r["sentences"][:2])
 
 
-def test_readrandom_claim():
-    ok = rf.readrandom_claim([row("posix-direct", 5.0, 0, 1000.0, workload="readrandom"),
-                              row("hybridio-interrupt", 5.0, 0, 950.0, workload="readrandom")], 5.0)
-    assert ok["passed"] is True and ok["ratio"] == pytest.approx(0.95)
-    bad = rf.readrandom_claim([row("posix-direct", 5.0, 0, 1000.0, workload="readrandom"),
-                               row("hybridio-interrupt", 5.0, 0, 900.0, workload="readrandom")], 5.0)
-    assert bad["passed"] is False and bad["sentence"].endswith("(0.90x; claim: >= 0.95x): NOT met.")
-    assert rf.readrandom_claim([row("posix-direct", 5.0, 0, 1.0, workload="readrandom")], 5.0) is None
+def test_the_plugin_against_posix_direct():
+    def rows(interrupt, poll, cpu):
+        out = []
+        for w in ("readrandom", "mixgraph"):
+            out += [row("posix-direct", 5.0, 0, 1000.0, workload=w, cpu_us_per_op=40.0),
+                    row("hybridio-interrupt", 5.0, 0, interrupt, workload=w, cpu_us_per_op=cpu),
+                    row("hybridio-poll", 5.0, 0, poll, workload=w, cpu_us_per_op=90.0)]
+        return out
+
+    ok = rf.posix_claims(rows(1000.0, 1300.0, 40.0), 5.0)
+    assert [(c["id"], c["passed"]) for c in ok] == [
+        ("readrandom-hybridio-interrupt-vs-posix", True), ("readrandom-hybridio-poll-vs-posix", True),
+        ("mixgraph-hybridio-interrupt-vs-posix", True), ("mixgraph-hybridio-poll-vs-posix", True)]
+    assert "(1.00x, CPU 40.0 against 40.0 µs/op): met." in ok[0]["sentence"]
+    slower = rf.posix_claims(rows(990.0, 1300.0, 30.0), 5.0)
+    assert [c["passed"] for c in slower] == [False, True, False, True]
+    costlier = rf.posix_claims(rows(1100.0, 999.0, 41.0), 5.0)
+    assert [c["passed"] for c in costlier] == [False, False, False, False]
+    assert rf.posix_claims([row("posix-direct", 5.0, 0, 1.0, workload="readrandom")], 5.0) == []
+
+
+def test_findings_per_device():
+    rows = [row("hybridio-interrupt", 5.0, 0, 100.0, device=d) for d in ("disk", "pcie4")] + \
+        [row("hybridio-poll", 5.0, 0, 150.0, device=d) for d in ("disk", "pcie4")]
+    f = rf.findings(rows, 5.0, [0], [5.0])
+    assert [(c["device"], c["id"]) for c in f["claims"]] == [("disk", "poll-alone"), ("pcie4", "poll-alone")]
+    assert f["claims"][1]["text"].startswith("pcie4: ") and f["sentences"][1].startswith("pcie4: Alone")
+    assert {t["device"] for t in f["poll_vs_interrupt"]} == {"disk", "pcie4"}
 
 
 def test_the_thesis_beside_ours():
@@ -306,6 +378,8 @@ def study(*args, env=None):
     (["--degrees", "half"], "'half'"),
     (["--configs", "posix,spdk"], "'spdk'"),
     (["--experiments", "fig99"], "'fig99'"),
+    (["--devices", "disk,pcie9"], "'pcie9'"),
+    (["--workloads", "fillseq"], "'fillseq'"),
     (["--runtime", "0"], "'0'"),
     (["--repeats", "x"], "'x'"),
     (["--core", "63"], "'63'"),
@@ -357,7 +431,8 @@ def tiny(tmp_path_factory):
     base = tmp_path_factory.mktemp("rocksdb")
     before = set(stress_ng_pids())
     p = study("--num", "2000", "--runtime", "1", "--repeats", "1", "--configs", "posix", "--degrees", "0,50",
-              "--ratios", "5", "--experiments", "sweep", "--dir", str(base / "db"), "--out", str(base / "out"))
+              "--ratios", "5", "--experiments", "sweep", "--workloads", "mixgraph", "--devices", "disk",
+              "--dir", str(base / "db"), "--out", str(base / "out"))
     assert p.returncode == 0, p.stderr
     assert not set(stress_ng_pids()) - before, "the co-runner outlived the study"
     return base, p
@@ -374,11 +449,41 @@ def test_tiny_run_writes_its_outputs(tiny):
     cells = {(c["config"], c["degree"]): c for c in doc["cells"]}
     assert set(cells) == {("posix", 0), ("posix", 50)}
     assert all(c["ops_per_s"] > 0 and c["p99_us"] > 0 and c["micros_per_op"] > 0 for c in cells.values())
+    assert all(0 < c["cpu_us_per_op"] < 1e4 for c in cells.values())
+    # stress-ng asked for half the core and, beside one db_bench thread, got some of it
+    assert 0.05 < cells[("posix", 50)]["corunner_progress"] <= 1.2 and cells[("posix", 0)]["corunner_progress"] is None
     assert doc["dataset"]["num"] == 2000 and doc["dataset"]["rocksdb_version"]
-    assert (out / "plots" / "rocksdb-sweep.png").exists()
+    assert (out / "plots" / "rocksdb-disk-sweep.png").exists()
     html = (out / "report.html").read_text()
     assert "data:image/png;base64," in html and "complete" in html
     assert not (base / "db" / "mixgraph-n2000" / "work").exists()  # the per-run copy is cleaned up
+
+
+PLUGIN = Path(os.environ.get("HIO_BUILD", "build"))
+PLUGIN = (PLUGIN if PLUGIN.is_absolute() else Path(__file__).resolve().parents[2] / PLUGIN) / "plugins" / "rocksdb" / \
+    "libhybridio-rocksdb.so"
+
+
+@needs_db_bench
+@pytest.mark.skipif(not PLUGIN.exists(), reason="the RocksDB plugin is not built")
+@pytest.mark.skipif(dbbench.filesystem_type("/dev/shm") != "tmpfs", reason="no tmpfs at /dev/shm")
+def test_tiny_run_on_an_emulated_ssd(tiny):
+    """The plugin on emulate=pcie4, the DB copied to tmpfs: both strategies ran
+    and waited as named, and the copy is gone afterwards."""
+    base, _ = tiny
+    out = base / "emu-out"
+    copies = set(Path("/dev/shm").glob("hybridio-rocksdb-*"))
+    p = study("--num", "2000", "--runtime", "1", "--repeats", "1", "--configs", "hybridio-interrupt,hybridio-poll",
+              "--degrees", "0", "--ratios", "5", "--experiments", "sweep", "--workloads", "readrandom",
+              "--devices", "pcie4", "--plugin", str(PLUGIN), "--dir", str(base / "db"), "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    doc = json.loads((out / "rocksdb.json").read_text())
+    cells = {c["config"]: c for c in doc["cells"]}
+    assert set(cells) == {"hybridio-interrupt", "hybridio-poll"} and {c["device"] for c in doc["cells"]} == {"pcie4"}
+    assert cells["hybridio-interrupt"]["wait_interrupt"] == 1.0 and cells["hybridio-poll"]["wait_poll"] == 1.0
+    assert all(r["command"][-1].startswith("--fs_uri=") and "emulate=pcie4" in r["command"][-1] for r in doc["runs"])
+    assert "copying the DB to /dev/shm/hybridio-rocksdb-" in p.stdout
+    assert set(Path("/dev/shm").glob("hybridio-rocksdb-*")) == copies, "the DB's copy in memory outlived the study"
 
 
 @needs_db_bench

@@ -8,9 +8,11 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "adaptive_devices.hpp"
@@ -216,6 +218,37 @@ TEST(Governor, ATestGovernorReadsNothing) {
   EXPECT_LT(cpu, 4);
   EXPECT_EQ(g.samples(), 0u);
   for (int c = 0; c < 4; c++) EXPECT_EQ(g.neighbours(c).others, 0) << "cpu " << c;
+}
+
+// A flush or compaction thread of a database waits by interrupt: it is ours
+// all the same, and its run time must never read as a neighbour's.
+TEST(Governor, AThreadThatWaitsInAFixedModeIsOurs) {
+  hio_engine* e = nullptr;
+  ASSERT_EQ(hio_engine_create(&e), 0);
+  std::atomic<pid_t> waited{0}, idle{0};
+  for (hio_wait_mode m : {HIO_WAIT_INTERRUPT, HIO_WAIT_POLL, HIO_WAIT_HYBRID}) {
+    std::thread t([&] {
+      hio_queue_opts o{};
+      o.depth = 4;
+      o.strategy.mode = m;
+      hio_queue* q = nullptr;
+      ASSERT_EQ(hio_queue_create(e, &o, &q), 0);
+      hio_open_opts oo{};
+      oo.size = 1 << 20;
+      int t = hio_queue_open(q, "emu:lat_us=20", &oo);
+      ASSERT_GE(t, 0) << hio_last_error();
+      char buf[4096];
+      ASSERT_EQ(hio_read(q, t, buf, sizeof buf, 0), 4096) << hio_last_error();
+      waited = pid_t(gettid());
+      EXPECT_TRUE(Governor::get().is_own(waited)) << hio_wait_mode_name(m);
+      hio_queue_destroy(q);
+    });
+    t.join();
+  }
+  std::thread other([&] { idle = pid_t(gettid()); });
+  other.join();
+  EXPECT_FALSE(Governor::get().is_own(idle));
+  hio_engine_destroy(e);
 }
 
 TEST(Governor, KeepsCoresApart) {

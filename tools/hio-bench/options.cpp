@@ -366,9 +366,11 @@ Invocation parse_invocation(int argc, char** argv) {
   }
   for (auto& j : all) {
     check(j);
-    if (j.emulate != all.front().emulate)
-      throw UsageError("job '" + j.name + "': --emulate=" + j.emulate + " differs from job '" + all.front().name +
-                       "''s --emulate=" + all.front().emulate + "; one emulated device serves every job");
+    if (j.emulate != all.front().emulate) {
+      auto said = [](const JobOptions& x) { return x.emulate.empty() ? std::string("no --emulate") : "--emulate=" + x.emulate; };
+      throw UsageError("job '" + j.name + "' has " + said(j) + ", job '" + all.front().name + "' " +
+                       said(all.front()) + ": one emulated device serves every job (give all the same --emulate)");
+    }
     for (unsigned c = 0; c < j.numjobs; c++) inv.jobs.push_back(j);
   }
   return inv;

@@ -242,8 +242,9 @@ std::string report_normal(const std::vector<JobOptions>& jobs, const std::vector
     std::snprintf(b, sizeof b, "%s: (rw=%s, bs=%u, iodepth=%u, completion=%s): err=%2d\n", r.name.c_str(),
                   rw_name(o.rw), o.bs, o.iodepth, hio_wait_mode_name(o.completion), r.error);
     s += b;
-    std::snprintf(b, sizeof b, "  target: %s (%s%s)\n", r.target.c_str(), r.backend.c_str(),
-                  r.emulated ? ", emulated SSD" : "");
+    std::string timing = o.emulate.empty() ? "" : ", emulated timing " + o.emulate;
+    std::snprintf(b, sizeof b, "  target: %s (%s%s%s)\n", r.target.c_str(), r.backend.c_str(),
+                  r.emulated ? ", emulated SSD" : "", timing.c_str());
     s += b;
     dir_text(s, "read", r.read, r.runtime_ms);
     dir_text(s, "write", r.write, r.runtime_ms);
