@@ -54,9 +54,10 @@ bench-own-threads: build
 bench-handles: build
 	PYTHONPATH="$(CURDIR)/python" python3 -m hybridio.handles --hio-bench $(BUILD)/hio-bench
 
-# The RocksDB study (docs/rocksdb-study.md): db_bench's mixgraph on Posix and
-# on hybridio's RocksDB plugin, alone and beside a co-runner on its core
-# (about 33 min; ROCKSDB_ARGS=--quick for about 5).
+# The RocksDB study (docs/rocksdb-study.md): db_bench's mixgraph and
+# readrandom on Posix and on hybridio's RocksDB plugin, alone and beside a
+# co-runner on its core, on the disk and emulated PCIe 3.0/4.0 SSDs (about
+# 2.4 h; ROCKSDB_ARGS=--quick for about 8 min, or a part: --devices disk).
 bench-rocksdb: build
 	scripts/deps.sh study
 	PYTHONPATH="$(CURDIR)/python" python3 -m hybridio.rocksdb_study \

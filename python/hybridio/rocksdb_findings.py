@@ -158,7 +158,9 @@ def threads_claim(rows):
     >= THREADS_REACH x the best configuration's, per workload."""
     judged = []
     for workload in sorted({r["workload"] for r in rows}):
-        here = [r for r in rows if r["workload"] == workload and r["ops_per_s"]]
+        # The other objective's adaptive is no rival: the static configurations are.
+        here = [r for r in rows if r["workload"] == workload and r["ops_per_s"] and
+                r["config"] != "hybridio-adaptive-own"]
         ad = next((r for r in here if r["config"] == "hybridio-adaptive"), None)
         if ad is None or len(here) < 2:
             continue

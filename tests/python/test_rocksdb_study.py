@@ -283,6 +283,8 @@ def test_threads_claim():
     c = rf.threads_claim(rows)
     assert c["passed"] is False and [x["passed"] for x in c["cells"]] == [True, False]
     assert rf.threads_claim(rows[:2])["passed"] is True and rf.threads_claim(rows[:1]) is None
+    # The other objective's run is no rival.
+    assert rf.threads_claim(rows[:2] + [row("hybridio-adaptive-own", 5.0, 0, 200.0, threads=4)])["passed"] is True
 
 
 def pvi_rows(alone, contended):
