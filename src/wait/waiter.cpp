@@ -102,6 +102,10 @@ int Waiter::adaptive_wait(Backend& be, Cqe* out, unsigned max, unsigned min, uns
 int Waiter::wait(Backend& be, Cqe* out, unsigned max, unsigned min, bool pending, const HintSource& hint,
                  WaitStats& st) {
   found_after_sleep_ = 0;
+  auto mode = hio_wait_mode(mode_.load(std::memory_order_acquire));
+  // Every thread that reaps is ours, also one whose I/O is always done in
+  // time; adaptive's begin_wait registers its own.
+  if (mode != HIO_WAIT_ADAPTIVE) Governor::get().note_own_thread();
   unsigned n = be.peek(out, max);
   if (n >= min) {
     if (pending)
@@ -109,8 +113,6 @@ int Waiter::wait(Backend& be, Cqe* out, unsigned max, unsigned min, bool pending
     return int(n);
   }
   st.waits++;
-  auto mode = hio_wait_mode(mode_.load(std::memory_order_acquire));
-  if (mode != HIO_WAIT_ADAPTIVE) Governor::get().note_own_thread();  // adaptive's begin_wait registers it
   switch (mode) {
     case HIO_WAIT_POLL:
       if (int r = be.submit(); r < 0) return r;

@@ -235,7 +235,7 @@ TEST(Governor, AThreadThatWaitsInAFixedModeIsOurs) {
       ASSERT_EQ(hio_queue_create(e, &o, &q), 0);
       hio_open_opts oo{};
       oo.size = 1 << 20;
-      int t = hio_queue_open(q, "emu:lat_us=20", &oo);
+      int t = hio_queue_open(q, "emu:lat_us=2000", &oo);
       ASSERT_GE(t, 0) << hio_last_error();
       char buf[4096];
       ASSERT_EQ(hio_read(q, t, buf, sizeof buf, 0), 4096) << hio_last_error();
