@@ -44,7 +44,8 @@ class Backend {
   virtual int register_buffer(void* base, size_t len) = 0;
   // Closes a target with nothing in flight; a later open may reuse its id.
   virtual void close(int /*target*/) {}
-  // An open file target's descriptor (-1: the target is not a file).
+  // An open file target's descriptor, for a system call on it that stands
+  // for a command (-1: the target is not a plain file).
   virtual int fd(int /*target*/) const { return -1; }
 
   // Queues a validated command; it reaches the device at the next

@@ -28,7 +28,8 @@ class TimedBackend final : public Backend {
     return files_->open(spec, opts, info);
   }
   void close(int target) override { files_->close(target); }
-  int fd(int target) const override { return files_->fd(target); }
+  // Not a plain file: its completions must wait for the model.
+  int fd(int) const override { return -1; }
   int register_buffer(void*, size_t) override { return 0; }
   void prepare(const Command& c) override { pending_.push_back(c); }
   int submit() override;

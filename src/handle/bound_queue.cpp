@@ -39,6 +39,11 @@ int BoundQueue::submit(const hio_io& io, LockWait& lw, unsigned flags) {
   return r;
 }
 
+int BoundQueue::blocking_io(const hio_io& io, hio_completion* out, LockWait& lw) {
+  auto g = lock(lw);
+  return inflight_.load(std::memory_order_relaxed) > 0 ? 0 : q_->blocking_io(io, out);
+}
+
 int BoundQueue::reap(Inbox* mine, bool wait, LockWait& lw, ReapTally* tally) {
   auto g = lock(lw);
   // Another thread may have delivered ours while we waited for the lock.

@@ -38,6 +38,8 @@ class BoundQueue {
 
   // flags: HIO_SUBMIT_DEFER leaves it for the next reap's system call.
   int submit(const hio_io& io, LockWait& lw, unsigned flags = 0);
+  // Queue::blocking_io under the lock.
+  int blocking_io(const hio_io& io, hio_completion* out, LockWait& lw);
   // Reaps and delivers what has completed. With wait, and nothing yet in
   // `mine` (the caller's inbox), waits under the queue's strategy for at
   // least one completion first. Returns the number delivered or -errno.

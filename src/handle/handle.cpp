@@ -335,6 +335,28 @@ int64_t Handle::sync_io(hio_op op, void* buf, uint32_t len, uint64_t offset) {
   }
   hio_io io{op, 0, buf, len, offset, tag};
   if (int r = validate(io); r < 0) return r;
+  // Without a cache or a completion thread, a lone read or write waited for
+  // by interrupt is one blocking system call (Queue::blocking_io).
+  if (!cfg_.cache && !cfg_.reaper && op != HIO_OP_FLUSH) {
+    int qi = qi_for(op);
+    hio_completion c{};
+    LockWait lw;
+    int r = q_[qi]->blocking_io(hio_io{op, target_[qi], buf, len, offset, tag}, &c, lw);
+    if (r != 0) {
+      std::lock_guard<std::mutex> g(mu_);
+      lock_.ns += lw.ns;
+      lock_.count += lw.count;
+      if (r < 0) return r;
+      // As finish(): a read comes back short only where it covers the end of the file.
+      bool tail = op == HIO_OP_READ && offset + len > size_.load(std::memory_order_relaxed);
+      if (op == HIO_OP_READ && c.res >= 0 && uint32_t(c.res) != len && !tail) c.res = -EIO;
+      if (op == HIO_OP_WRITE && c.res > 0) grow(offset + uint64_t(c.res));
+      c.target = 0;
+      io_.submitted++;
+      io_.record(c);
+      return sync_result(c, len, spec_);
+    }
+  }
   // The caller reaps at once: the command goes to the device in the same
   // system call as the wait, unless a completion thread does the reaping.
   if (int r = submit_one(io, now_ns(), !cfg_.reaper); r < 0) return r;
