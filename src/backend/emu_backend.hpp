@@ -1,16 +1,15 @@
 // A queue's view of emulated SSDs: commands wait in a deadline heap; a
 // poller sees a completion by comparing the clock with the head deadline, a
-// sleeper is woken by a kernel timer (alarm.hpp), so no thread of ours
-// burns CPU to deliver completions.
+// sleeper is woken by a kernel timer (held_completions.hpp), so no thread of
+// ours burns CPU to deliver completions.
 #pragma once
 #include <functional>
 #include <memory>
-#include <queue>
 #include <vector>
 
-#include "backend/alarm.hpp"
 #include "backend/backend.hpp"
 #include "backend/emu_device.hpp"
+#include "backend/held_completions.hpp"
 
 namespace hio {
 
@@ -31,17 +30,10 @@ class EmuBackend final : public Backend {
 
  private:
   explicit EmuBackend(EmuDeviceProvider provider) : provider_(std::move(provider)) {}
-  struct Inflight {
-    uint64_t deadline_ns;
-    uint64_t user_data;
-    int32_t res;
-    bool operator>(const Inflight& o) const { return deadline_ns > o.deadline_ns; }
-  };
   EmuDeviceProvider provider_;
   std::vector<std::shared_ptr<EmuDevice>> devices_;
   std::vector<Command> pending_;
-  std::priority_queue<Inflight, std::vector<Inflight>, std::greater<Inflight>> heap_;
-  std::unique_ptr<Alarm> alarm_;
+  std::unique_ptr<HeldCompletions> held_;
 };
 
 }  // namespace hio

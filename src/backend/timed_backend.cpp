@@ -10,8 +10,8 @@ namespace hio {
 
 std::unique_ptr<TimedBackend> TimedBackend::create(std::unique_ptr<Backend> files, std::shared_ptr<EmuTiming> timing) {
   std::unique_ptr<TimedBackend> b(new TimedBackend(std::move(files), std::move(timing)));
-  b->alarm_ = Alarm::create("emulated timing");
-  return b->alarm_ ? std::move(b) : nullptr;
+  b->held_ = HeldCompletions::create("emulated timing");
+  return b->held_ ? std::move(b) : nullptr;
 }
 
 int32_t TimedBackend::execute(const Command& c) const {
@@ -30,31 +30,18 @@ int TimedBackend::submit() {
   for (const Command& c : pending_) {
     // The model's clock starts when the command reaches the device.
     uint64_t deadline = timing_->deadline(c.op, c.len, now_ns());
-    held_.push(Held{deadline, Cqe{c.user_data, execute(c)}});
+    held_->hold(deadline, Cqe{c.user_data, execute(c)});
   }
   int n = int(pending_.size());
   pending_.clear();
   return n;
 }
 
-unsigned TimedBackend::peek(Cqe* out, unsigned max) {
-  if (held_.empty() || max == 0) return 0;
-  uint64_t now = now_ns();
-  unsigned n = 0;
-  while (n < max && !held_.empty() && held_.top().deadline_ns <= now) {
-    out[n++] = held_.top().cqe;
-    held_.pop();
-  }
-  return n;
-}
+unsigned TimedBackend::peek(Cqe* out, unsigned max) { return held_->take_due(out, max); }
 
 int TimedBackend::wait(Cqe* out, unsigned max) {
   submit();
-  for (;;) {
-    unsigned n = peek(out, max);
-    if (n > 0 || held_.empty()) return int(n);
-    if (int r = alarm_->sleep_until(held_.top().deadline_ns); r < 0) return r;
-  }
+  return held_->wait(out, max);
 }
 
 }  // namespace hio

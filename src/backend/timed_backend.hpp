@@ -8,12 +8,11 @@
 // IOPS ceiling are shared as on a real SSD.
 #pragma once
 #include <memory>
-#include <queue>
 #include <vector>
 
-#include "backend/alarm.hpp"
 #include "backend/backend.hpp"
 #include "backend/emu_timing.hpp"
+#include "backend/held_completions.hpp"
 
 namespace hio {
 
@@ -40,16 +39,10 @@ class TimedBackend final : public Backend {
   TimedBackend(std::unique_ptr<Backend> files, std::shared_ptr<EmuTiming> timing)
       : files_(std::move(files)), timing_(std::move(timing)) {}
   int32_t execute(const Command& c) const;  // bytes or -errno
-  struct Held {
-    uint64_t deadline_ns;
-    Cqe cqe;
-    bool operator>(const Held& o) const { return deadline_ns > o.deadline_ns; }
-  };
   std::unique_ptr<Backend> files_;
   std::shared_ptr<EmuTiming> timing_;
-  std::unique_ptr<Alarm> alarm_;
   std::vector<Command> pending_;
-  std::priority_queue<Held, std::vector<Held>, std::greater<Held>> held_;  // done on the file, not yet on the model
+  std::unique_ptr<HeldCompletions> held_;  // done on the file, not yet on the model
 };
 
 }  // namespace hio

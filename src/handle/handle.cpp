@@ -15,6 +15,13 @@
 namespace hio {
 namespace {
 
+// A read of `asked` bytes from the device, `wanted` of them the caller's,
+// comes back short only where it covers the end of a file.
+int32_t read_result(int32_t res, uint32_t asked, uint32_t wanted, bool tail) {
+  if (res < 0) return res;
+  return uint32_t(res) == asked || tail ? std::min(res, int32_t(wanted)) : -EIO;
+}
+
 constexpr uint32_t kPage = kCachePage;
 constexpr size_t kWriteBackPages = 64;
 
@@ -249,9 +256,7 @@ hio_completion Handle::finish(const hio_completion& raw, uint64_t now) {
   Ctx& x = ctx_[raw.tag];
   hio_completion c{x.tag, raw.res, x.op, 0, x.offset, x.len, now > x.submit_ns ? now - x.submit_ns : 0};
   BlockCache* cache = cfg_.cache;
-  // A read comes back short only where it covers the end of a file.
-  if (x.op == HIO_OP_READ && raw.res >= 0)
-    c.res = uint32_t(raw.res) == x.dev_len || x.tail ? std::min(raw.res, int32_t(x.len)) : -EIO;
+  if (x.op == HIO_OP_READ) c.res = read_result(raw.res, x.dev_len, x.len, x.tail);
   if (cache && x.op == HIO_OP_READ && c.res >= 0) {
     auto* src = x.dev_len > x.len ? x.bounce.get() : static_cast<uint8_t*>(x.buf);
     // The file's last page is cached with zeros past the end, as a read of it shows it.
@@ -347,9 +352,8 @@ int64_t Handle::sync_io(hio_op op, void* buf, uint32_t len, uint64_t offset) {
       lock_.ns += lw.ns;
       lock_.count += lw.count;
       if (r < 0) return r;
-      // As finish(): a read comes back short only where it covers the end of the file.
       bool tail = op == HIO_OP_READ && offset + len > size_.load(std::memory_order_relaxed);
-      if (op == HIO_OP_READ && c.res >= 0 && uint32_t(c.res) != len && !tail) c.res = -EIO;
+      if (op == HIO_OP_READ) c.res = read_result(c.res, len, len, tail);
       if (op == HIO_OP_WRITE && c.res > 0) grow(offset + uint64_t(c.res));
       c.target = 0;
       io_.submitted++;

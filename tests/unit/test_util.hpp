@@ -120,12 +120,12 @@ inline const std::string& scratch_dir() {
     if (::hiotest::scratch_dir().empty()) GTEST_SKIP() << "no directory here supports O_DIRECT"; \
   } while (0)
 
-// A unique path in scratch_dir(), removed at destruction.
+// A unique path in dir (default scratch_dir()), removed at destruction.
 class TempFile {
  public:
-  TempFile() {
+  explicit TempFile(const std::string& dir = scratch_dir()) {
     static std::atomic<unsigned> n{0};
-    path_ = scratch_dir() + "/hio-unit-" + std::to_string(getpid()) + "-" + std::to_string(n++);
+    path_ = dir + "/hio-unit-" + std::to_string(getpid()) + "-" + std::to_string(n++);
   }
   ~TempFile() { unlink(path_.c_str()); }
   TempFile(const TempFile&) = delete;
