@@ -12,6 +12,7 @@
 #include "util/completion.hpp"
 #include "util/enum.hpp"
 #include "util/error.hpp"
+#include "wait/governor.hpp"
 
 namespace hio {
 
@@ -261,6 +262,8 @@ int Queue::blocking_io_locked(const hio_io& io, hio_completion* out) {
   if (int r = validate(io); r < 0) return r;
   int fd = be_->fd(io.target);
   if (fd < 0) return 0;
+  // This thread waits here, as it would in Waiter::wait: it is ours.
+  Governor::get().note_own_thread();
   uint64_t t0 = now_ns();
   ssize_t n;
   do {

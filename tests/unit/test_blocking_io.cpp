@@ -5,13 +5,16 @@
 // not counted there.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <thread>
 
 #include "hybridio/hio.h"
 #include "test_util.hpp"
 #include "util/clock.hpp"
+#include "wait/governor.hpp"
 
 using namespace hiotest;
 
@@ -134,6 +137,26 @@ TEST_F(Blocking, HandlesWithoutACacheTakeItAndAReadOfThePartialLastPageComesBack
   ASSERT_EQ(hio_handle_stats_get(h, &hs), 0);
   EXPECT_EQ(hs.completed, 3u);
   EXPECT_EQ(hio_handle_close(h), 0) << hio_last_error();
+}
+
+// A thread whose reads all take the blocking path never reaches the
+// waiter, and is ours all the same (a database's compaction thread).
+TEST_F(Blocking, ItsThreadIsOurs) {
+  hio_open_opts o{HIO_OPEN_CREATE | HIO_OPEN_DIRECT, 64 * KiB};
+  std::atomic<pid_t> tid{0};
+  std::thread t([&] {
+    Queue q(e_, 4, strat(HIO_WAIT_INTERRUPT));
+    int tg = hio_queue_open(q, f_.c_str(), &o);
+    ASSERT_GE(tg, 0) << hio_last_error();
+    Buf r = aligned_buf(kLen);
+    SysCalls a = syscalls(), b = syscalls(), before = syscalls();
+    ASSERT_EQ(hio_read(q, tg, r.get(), kLen, 0), kLen) << hio_last_error();
+    ASSERT_GT(syscalls().reads - before.reads, b.reads - a.reads) << "the read did not take the blocking path";
+    tid = pid_t(gettid());
+    EXPECT_TRUE(hio::Governor::get().is_own(tid));
+  });
+  t.join();
+  EXPECT_NE(tid.load(), 0);
 }
 
 // The emulated SSD and a file under emulated timing have no plain descriptor:
