@@ -385,28 +385,42 @@ def small_tmpfs(tmp_path):
     subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
 
 
+# Debian's RocksDB is built with assertions, and one of its own fires at
+# random when a WAL append finds the file system full (plain db_bench without
+# the plugin aborts the same way, about one run in six): such a run proves
+# nothing about the plugin and is run again with another seed.
+ROCKSDB_OWN_ABORT = "sync_without_flush_called_"
+
+
 @pytest.mark.parametrize("params", ["writes=posix", "writes=posix&emulate=pcie4"])
 def test_a_full_file_system_fails_naming_the_file_and_loses_no_synced_key(crash_tool, small_tmpfs, params):
     """Synced writes until the file system is full: the write that fails is an
     IO error naming its file, and once there is room again the reopened
-    database holds every key that was acknowledged. (With writes=hybridio,
-    Debian's RocksDB, built with assertions, aborts in WritableFileWriter once
-    the WAL's Flush has failed: docs/rocksdb.md.)"""
-    db, conf, seed = small_tmpfs / "db", f"hybridio://?wait=interrupt&{params}", 2  # even: tables via the page cache
-    w = Writer(crash_tool, db, conf, seed)
-    try:
-        w.p.wait(timeout=180)
-    except subprocess.TimeoutExpired:
-        w.kill()
-        pytest.fail(f"{conf}: the writer neither failed nor finished on a full file system within 180 s")
-    w.reader.join()
-    err = w.p.stderr.read().decode(errors="replace")
-    assert w.p.returncode == 1, f"exit {w.p.returncode}: {tail(err)}"
-    assert "No space left on device" in err, tail(err)
-    assert re.search(re.escape(str(db)) + r"/\S+", err), f"the error names no file under {db}: {tail(err)}"
-    assert w.last > 100, f"only {w.last + 1} keys were acknowledged before the file system filled"
-    subprocess.run(["mount", "-o", "remount,size=64m", str(small_tmpfs)], check=True)
-    check(crash_tool, db, conf, seed, w.last + 1, f"{conf} after a full file system")
+    database holds every key that was acknowledged. (With writes=hybridio the
+    WAL's error surfaces at Flush, where Debian's RocksDB always aborts in
+    WritableFileWriter: docs/rocksdb.md.)"""
+    conf = f"hybridio://?wait=interrupt&{params}"
+    for seed in (2, 4, 6, 8, 10):  # even: tables through the page cache
+        db = small_tmpfs / f"db{seed}"
+        w = Writer(crash_tool, db, conf, seed)
+        try:
+            w.p.wait(timeout=180)
+        except subprocess.TimeoutExpired:
+            w.kill()
+            pytest.fail(f"{conf}: the writer neither failed nor finished on a full file system within 180 s")
+        w.reader.join()
+        err = w.p.stderr.read().decode(errors="replace")
+        if w.p.returncode == -signal.SIGABRT and ROCKSDB_OWN_ABORT in err:
+            shutil.rmtree(db)
+            continue
+        assert w.p.returncode == 1, f"exit {w.p.returncode}: {tail(err)}"
+        assert "No space left on device" in err, tail(err)
+        assert re.search(re.escape(str(db)) + r"/\S+", err), f"the error names no file under {db}: {tail(err)}"
+        assert w.last > 100, f"only {w.last + 1} keys were acknowledged before the file system filled"
+        subprocess.run(["mount", "-o", "remount,size=64m", str(small_tmpfs)], check=True)
+        check(crash_tool, db, conf, seed, w.last + 1, f"{conf} after a full file system")
+        return
+    pytest.skip(f"RocksDB's own assertion ({ROCKSDB_OWN_ABORT}) ended all 5 runs")
 
 
 @pytest.mark.parametrize("args,named", [
