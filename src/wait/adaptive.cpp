@@ -62,19 +62,19 @@ Mode Adaptive::begin_wait(uint64_t now) {
     tick_start_ = now_ns();
     tick_cpu_ = thread_cpu_ns();
     seen_ = g.neighbours(cpu_);
-    tick_level_ = contention_level(seen_.others);
+    tick_level_ = level_.update(now, seen_.others);
   } else {
     uint64_t age = now - tick_start_;
     const PolicyParams& p = policy_.params();
     uint64_t tick = last_.probe ? p.probe_tick_ns : p.tick_ns;
-    // A neighbour that arrives or leaves ends the tick at once: the level it
-    // leads to has its own table of what each mode costs.
-    // Such a tick straddles the change, so it teaches nothing.
-    bool moved = contention_level(g.neighbours(cpu_).others) != tick_level_ && age >= p.tick_ns / 4;
+    // A neighbour that arrives or leaves ends the tick once the level has
+    // moved (LevelHold): the level it leads to has its own table of what
+    // each mode costs. Such a tick straddles the change, so it teaches nothing.
+    bool moved = level_.update(now, g.neighbours(cpu_).others) != tick_level_ && age >= p.tick_ns / 4;
     if (moved) end_tick(now, false);
     else if (settling_ && age >= p.settle_ns) settled(now);
     else if (!settling_ && age >= tick && (tick_.completions >= p.min_completions || age >= kMaxTickStretch * tick))
-      end_tick(now, true);
+      end_tick(now, !level_.away());
   }
   ran_ = mode_;
   if (mode_ == Mode::poll && !g.claim_spin(cpu_, this, now) && sleeping_frees_core()) {
@@ -105,6 +105,7 @@ void Adaptive::end_tick(uint64_t now, bool learn) {
   mode_ns_[int(ran_)] += tick_.wall_ns;
   Signals sig;
   sig.contention = seen_.others;
+  sig.level = level_.update(now, seen_.others);
   sig.demand = seen_.demand;
   sig.idle = seen_.idle;
   sig.objective = objective_.load(std::memory_order_relaxed);
@@ -122,7 +123,7 @@ void Adaptive::end_tick(uint64_t now, bool learn) {
   tick_ = TickSample{};
   tick_start_ = now;
   tick_cpu_ = cpu;
-  tick_level_ = contention_level(seen_.others);
+  tick_level_ = sig.level;
   ticks_++;
 }
 

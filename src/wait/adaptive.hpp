@@ -79,6 +79,7 @@ class Adaptive {
   uint64_t tick_start_ = 0, tick_cpu_ = 0, ticks_ = 0, spin_denied_ = 0;
   TickSample tick_{};
   NeighbourView seen_{};
+  LevelHold level_;
   uint32_t last_len_ = 4096;
   uint64_t mode_ns_[kModes] = {};
   uint64_t monitor_samples0_ = 0, monitor_ns0_ = 0;

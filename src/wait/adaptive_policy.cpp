@@ -11,6 +11,22 @@ int contention_level(double c) {
   return l;
 }
 
+int LevelHold::update(uint64_t now, double contention) {
+  int raw = contention_level(contention);
+  constexpr int heavy = kLevels - 1;
+  if (level_ < 0 || raw == level_ || raw == heavy || level_ == heavy) {
+    level_ = raw;
+    away_ = false;
+  } else if (!away_) {
+    away_ = true;
+    away_since_ = now;
+  } else if (now - away_since_ >= kHoldNs) {
+    level_ = raw;
+    away_ = false;
+  }
+  return level_;
+}
+
 void AdaptivePolicy::learn(uint64_t now, Mode m, const TickSample& s, const Signals& sig, Table& t) {
   if (s.completions < p_.min_completions || s.wall_ns == 0) return;
   double n = double(s.completions);
@@ -63,7 +79,7 @@ void AdaptivePolicy::borrow(uint64_t now, int level) {
 }
 
 double AdaptivePolicy::score(Mode m, const Signals& sig) const {
-  const Table& t = table(sig.contention);
+  const Table& t = table(sig);
   const ModeCost& c = t.cost[size_t(int(m))];
   if (!c.known) return 0;
   // The best rate alone: measured alone if it was, else corrected for the
@@ -75,7 +91,7 @@ double AdaptivePolicy::score(Mode m, const Signals& sig) const {
     for (const ModeCost& k : t.cost)
       if (k.known) best_solo = std::max(best_solo, k.iops_free);
   double ours = best_solo > 0 ? c.iops / best_solo : 0;
-  if (sig.objective == Objective::own || sig.contention < p_.quiet) return ours;
+  if (sig.objective == Objective::own || level(sig) == 0) return ours;
   // The other tenants' progress relative to alone is the share of what
   // they want that they get. What they get in each mode is measured: their
   // use of the core then, less what our wake-ups cost them outside our
@@ -104,9 +120,9 @@ double AdaptivePolicy::score(Mode m, const Signals& sig) const {
 }
 
 Mode AdaptivePolicy::best(const Signals& sig, std::array<double, kModes>& obj) const {
-  const Table& t = table(sig.contention);
+  const Table& t = table(sig);
   const ModeCost& poll = t.cost[size_t(int(Mode::poll))];
-  bool light = sig.contention < p_.quiet && sig.wait_share < p_.light_wait_share && poll.known;
+  bool light = level(sig) == 0 && sig.wait_share < p_.light_wait_share && poll.known;
   for (int i = 0; i < kModes; i++) {
     Mode m = Mode(i);
     const ModeCost& c = t.cost[size_t(i)];
@@ -140,7 +156,7 @@ Mode AdaptivePolicy::best(const Signals& sig, std::array<double, kModes>& obj) c
 }
 
 bool AdaptivePolicy::alone_and_busy(const Signals& sig) const {
-  return sig.contention < p_.quiet && sig.wait_share >= p_.light_wait_share;
+  return level(sig) == 0 && sig.wait_share >= p_.light_wait_share;
 }
 
 Mode AdaptivePolicy::next_probe(uint64_t now, const Signals& sig, const std::array<double, kModes>& score) {
@@ -154,7 +170,7 @@ Mode AdaptivePolicy::next_probe(uint64_t now, const Signals& sig, const std::arr
       return pick;
     }
   }
-  Table& t = table(sig.contention);
+  Table& t = table(sig);
   uint64_t most_overdue = 0;
   for (int i = 0; i < kModes; i++) {
     Mode m = Mode(i);
@@ -180,13 +196,13 @@ Mode AdaptivePolicy::next_probe(uint64_t now, const Signals& sig, const std::arr
 }
 
 Decision AdaptivePolicy::on_tick(uint64_t now, Mode ran, const TickSample& s, const Signals& sig) {
-  int level = contention_level(sig.contention);
+  int level = AdaptivePolicy::level(sig);
   if (level != level_) level_since_ = now;
   level_ = level;
   // A neighbour's arrival or departure crosses levels over a few ticks.
   bool arrived = now - level_since_ <= p_.arrival_ns;
   borrow(now, level);
-  Table& here = table(sig.contention);
+  Table& here = table(sig);
   learn(now, ran, s, sig, here);
   Decision d;
   Mode cand = best(sig, d.score);
@@ -201,7 +217,7 @@ Decision AdaptivePolicy::on_tick(uint64_t now, Mode ran, const TickSample& s, co
     // but not yet measured at this level is measured by the tick that
     // comes: compare then.
     bool alone = alone_and_busy(sig);
-    bool cur_known = table(sig.contention).cost[size_t(int(cur_))].known;
+    bool cur_known = here.cost[size_t(int(cur_))].known;
     bool ahead = alone || (cur_known && cand_obj >= p_.switch_gain * now_obj);
     pending_ticks_ = !ahead ? 0 : pending_ == cand ? pending_ticks_ + 1 : 1;
     pending_ = cand;

@@ -46,6 +46,7 @@ struct ModeCost {
 // The situation at the end of a tick.
 struct Signals {
   double contention = 0;  // cores (0..1) the other tenants use on the queue's core
+  int level = -1;         // the contention level acted on (LevelHold); -1: contention's own
   double demand = -1;     // what they want there: use + waiting (-1: not known)
   double idle = 0;        // share of the time the core was idle
   Objective objective = Objective::shared;
@@ -60,7 +61,6 @@ struct PolicyParams {
   uint64_t settle_ns = 6'000'000;           // after a change of mode, not measured: the scheduler's memory of the last one
   uint64_t fresh_ns = 50'000'000;           // at a steady level, a switch needs the other mode measured this recently
   uint64_t arrival_ns = 10'000'000;         // a level reached this recently is a change, not a steady level
-  double quiet = 0.05;                       // contention below this: nobody wants our CPU
   double light_wait_share = 0.5;             // waiting less than this: light demand
   double light_lat_slack = 1.15;             // light demand may cost this much latency
   double switch_gain = 1.03;                 // a switch must promise this much more score...
@@ -89,6 +89,29 @@ struct Decision {
 constexpr int kLevels = 4;
 constexpr double kLevelEdges[kLevels - 1] = {0.05, 0.15, 0.3};
 int contention_level(double contention);
+
+// The level a queue acts on. A neighbour that runs in slices shorter than
+// the governor's window (a 10% load in 1 ms slices every 10 ms) swings the
+// window's figure across a level edge and back within a tick: acting on
+// every swing would cut each tick short and leave the modes unmeasured at
+// either level. Among the quiet, light and medium levels the level changes
+// once the window has been outside it for the hold. The heavy level is
+// entered and left at once: a CPU-bound neighbour's arrival or departure
+// changes which mode wins, and a tick that straddles it measures neither.
+class LevelHold {
+ public:
+  static constexpr uint64_t kHoldNs = 3'000'000;  // longer than the gaps of a 10 ms-period neighbour
+  int update(uint64_t now_ns, double contention);
+  int level() const { return level_; }
+  // The window is outside the level, for less than the hold so far: a tick
+  // ending now may straddle a change, and is not measured.
+  bool away() const { return away_; }
+
+ private:
+  int level_ = -1;
+  bool away_ = false;
+  uint64_t away_since_ = 0;
+};
 
 class AdaptivePolicy {
  public:
@@ -119,8 +142,9 @@ class AdaptivePolicy {
   Mode next_probe(uint64_t now, const Signals& sig, const std::array<double, kModes>& score);
   bool alone_and_busy(const Signals& sig) const;
 
-  Table& table(double contention) { return tab_[size_t(contention_level(contention))]; }
-  const Table& table(double contention) const { return tab_[size_t(contention_level(contention))]; }
+  static int level(const Signals& sig) { return sig.level >= 0 ? sig.level : contention_level(sig.contention); }
+  Table& table(const Signals& sig) { return tab_[size_t(level(sig))]; }
+  const Table& table(const Signals& sig) const { return tab_[size_t(level(sig))]; }
 
   PolicyParams p_;
   std::array<Table, kLevels> tab_{};

@@ -361,6 +361,89 @@ TEST(AdaptivePolicy, RatesAreMeasuredOverTheTimeTheThreadCouldRun) {
   EXPECT_NEAR(p.cost(Mode::poll, 0.5).cpu_ns, 20000, 1);
 }
 
+// ---- the level acted on ---------------------------------------------------------------
+
+namespace {
+
+constexpr uint64_t kMs = 1'000'000;
+
+// The governor's 8 ms window beside a neighbour that runs one 1 ms slice
+// in every 10 ms: the slice is in the window for `held` ms of each period.
+double slices(uint64_t t, uint64_t held) { return t % (10 * kMs) < held * kMs ? 0.125 : 0.0; }
+
+// The window as a CPU-bound neighbour arrives at `at` beside our poller:
+// it fills by an eighth per millisecond up to the poller's fair half.
+double arrival(uint64_t t, uint64_t at) { return t < at ? 0.0 : std::min(0.5, double(t - at) / double(8 * kMs)); }
+
+}  // namespace
+
+TEST(LevelHold, ANeighbourInShortSlicesIsOneLevel) {
+  for (uint64_t held : {9, 8}) {  // gaps of 1 and 2 ms
+    LevelHold h;
+    int raw_changes = 0, held_changes = 0, raw = -1, level = -1;
+    for (uint64_t t = 0; t < 200 * kMs; t += kMs / 4) {  // a wait every 250 us
+      int r = contention_level(slices(t, held));
+      int l = h.update(t, slices(t, held));
+      raw_changes += raw >= 0 && r != raw;
+      held_changes += level >= 0 && l != level;
+      raw = r;
+      level = l;
+    }
+    EXPECT_GE(raw_changes, 39) << held;  // the window's own figure swings twice a period
+    EXPECT_EQ(held_changes, 0) << held;
+    EXPECT_EQ(level, 1) << held;
+  }
+}
+
+TEST(LevelHold, AHeavyNeighbourIsReadAtOnce) {
+  LevelHold h;
+  const uint64_t at = 20 * kMs;
+  uint64_t t = 0;
+  for (; t < at; t += kMs / 4) ASSERT_EQ(h.update(t, arrival(t, at)), 0);
+  while (h.update(t, arrival(t, at)) == 0) t += kMs / 4;
+  EXPECT_EQ(h.level(), 3);  // light and medium are passed through, not acted on
+  EXPECT_LE(t - at, 3 * kMs);  // as soon as the window reads 0.3
+  for (; t < 100 * kMs; t += kMs / 4) h.update(t, 0.5);
+  EXPECT_EQ(h.update(t, 0.0), 0);  // and its departure once the window has emptied
+}
+
+TEST(LevelHold, ALightNeighbourLeavesOnceTheHoldHasPassed) {
+  LevelHold h;
+  uint64_t t = 0;
+  for (; t < 100 * kMs; t += kMs / 4) h.update(t, 0.1);
+  ASSERT_EQ(h.level(), 1);
+  const uint64_t gone = t;
+  while (h.update(t, 0.0) == 1) t += kMs / 4;
+  EXPECT_EQ(h.level(), 0);
+  EXPECT_GE(t - gone, LevelHold::kHoldNs);
+  EXPECT_LE(t - gone, LevelHold::kHoldNs + kMs);
+}
+
+TEST(LevelHold, AReturnWithinTheHoldStartsItAgain) {
+  LevelHold h;
+  h.update(0, 0.2);
+  h.update(1 * kMs, 0.0);  // away...
+  EXPECT_TRUE(h.away());
+  h.update(2 * kMs, 0.2);  // ...and back before the hold
+  EXPECT_FALSE(h.away());
+  h.update(4 * kMs, 0.0);  // away again: the hold counts from here
+  EXPECT_EQ(h.update(6 * kMs, 0.0), 2);
+  EXPECT_EQ(h.update(7 * kMs, 0.0), 0);
+}
+
+// The policy keeps the level the queue acts on, not the window's momentary
+// figure: beside the neighbour in short slices a tick whose window read 0
+// is still the light level's, measured there and never "alone".
+TEST(AdaptivePolicy, ActsOnTheHeldLevel) {
+  AdaptivePolicy p;
+  Signals s = sig(0.0);
+  s.level = 1;
+  Decision d = p.on_tick(kTick, Mode::poll, Settled::sample(100000, 10000), s);
+  EXPECT_TRUE(p.cost(Mode::poll, 0.1).known);
+  EXPECT_FALSE(p.cost(Mode::poll, 0.0).known);
+  EXPECT_TRUE(d.probe);  // not alone and busy: the other modes are measured
+}
+
 // ---- the latency estimator --------------------------------------------------------------
 
 TEST(LatencyEstimator, SizeClasses) {
