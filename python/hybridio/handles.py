@@ -22,7 +22,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import hiobench
+from . import hiobench, stats
 from .errors import UsageError
 
 JOBS_DIR = hiobench.ROOT / "bench" / "jobs"
@@ -265,8 +265,10 @@ def median(xs):
 
 
 def medians(results, experiment):
-    """{key: {"config":..., "emulated":..., "target":..., "repeats": n, "figures": {name: median}}} for one
-    experiment, in the order the runs came; nested dicts of figures (per job) are medianed per entry."""
+    """{key: {"config":..., "emulated":..., "target":..., "repeats": n, "figures": {name: median},
+    "spread": {name: %}, "ci95": {name: [low, high]}}} for one experiment, in the order the runs came;
+    nested dicts of figures (per job) are medianed per entry; ci95 holds the 95% interval of each
+    numeric figure's centre (hybridio.stats) where it has two repeats or more."""
     by = {}
     for rec in results.get("runs", []):
         if rec.get("experiment") != experiment:
@@ -292,9 +294,15 @@ def medians(results, experiment):
                 figs[n] = next((v for v in vals if v), [])
             else:
                 figs[n] = median(_num(v) for v in vals)
+        ci95 = {}
+        for n in names:
+            iv = stats.figure_interval([_num(rec["figures"].get(n)) for rec in recs])
+            if iv and iv.n > 1:
+                ci95[n] = [iv.low, iv.high]
         out[key] = {"config": recs[0]["config"], "target": recs[0].get("target"),
                     "emulated": all(rec.get("emulated") for rec in recs), "repeats": len(recs), "figures": figs,
-                    "spread": {n: spread_pct([rec["figures"].get(n) for rec in recs]) for n in names}}
+                    "spread": {n: spread_pct([rec["figures"].get(n) for rec in recs]) for n in names},
+                    "ci95": ci95}
     return out
 
 

@@ -1,4 +1,5 @@
-"""The study's figures (PNG), analogues of the thesis's Figures 5-10 and 16."""
+"""The study's figures (PNG), analogues of the thesis's Figures 5-10 and 16,
+with the 95% interval of each median as its error bar."""
 import re
 
 import matplotlib
@@ -17,6 +18,20 @@ def _contention(rows, target):
 
 def _strategies(rows):
     return sorted({r["strategy"] for r in rows})
+
+
+def _err(pts, key, scale=None):
+    """matplotlib's yerr for pts' `key`: its 95% interval (summary's
+    KEY_ci95_low/high) as distances below and above the median, each point
+    divided by scale(point) where given; None where no point has one."""
+    lo, hi = [], []
+    for p in pts:
+        v, a, b = p.get(key), p.get(f"{key}_ci95_low"), p.get(f"{key}_ci95_high")
+        k = scale(p) if scale else 1.0
+        ok = v is not None and a is not None and b is not None and k
+        lo.append(max(0.0, (v - a) / k) if ok else 0.0)
+        hi.append(max(0.0, (b - v) / k) if ok else 0.0)
+    return [lo, hi] if any(lo) or any(hi) else None
 
 
 def save_figure(fig, title, path):
@@ -43,8 +58,10 @@ def normalized(rows, target, path):
         io = [by[ld]["iops"] / by[ld]["iops_solo"] if ld in by and by[ld]["iops_solo"] else 0 for ld in loads]
         app = [(by[ld]["corunner_ops_per_s"] or 0) / by[ld]["corunner_solo_ops_per_s"]
                if ld in by and by[ld]["corunner_solo_ops_per_s"] else 0 for ld in loads]
-        axes[0].bar(xs, io, width, label=s)
-        axes[1].bar(xs, app, width, label=s)
+        pts = [by.get(ld, {}) for ld in loads]
+        axes[0].bar(xs, io, width, label=s, yerr=_err(pts, "iops", lambda p: p.get("iops_solo")), capsize=2)
+        axes[1].bar(xs, app, width, label=s,
+                    yerr=_err(pts, "corunner_ops_per_s", lambda p: p.get("corunner_solo_ops_per_s")), capsize=2)
     for ax, title in zip(axes, ("I/O throughput / I/O alone", "co-runner throughput / co-runner alone")):
         ax.set_xticks([j + width * (len(strategies) - 1) / 2 for j in range(len(loads))])
         ax.set_xticklabels([f"{ld}%" for ld in loads])
@@ -64,9 +81,8 @@ def interference(rows, target, path):
     for s in _strategies(mine):
         pts = sorted((r for r in mine if r["strategy"] == s), key=lambda r: r["corunner_load_pct"])
         x = [r["corunner_load_pct"] for r in pts]
-        axes[0].plot(x, [r["iops"] for r in pts], marker="o", label=s)
-        axes[1].plot(x, [r["lat_mean_us"] for r in pts], marker="o", label=s)
-        axes[2].plot(x, [r["lat_p99_us"] for r in pts], marker="o", label=s)
+        for ax, key in zip(axes, ("iops", "lat_mean_us", "lat_p99_us")):
+            ax.errorbar(x, [r[key] for r in pts], yerr=_err(pts, key), marker="o", capsize=2, label=s)
     for ax, title in zip(axes, ("IOPS", "mean latency (µs)", "p99 latency (µs)")):
         ax.set_xlabel("co-runner load (%)")
         ax.set_title(title)
@@ -85,8 +101,8 @@ def scaling(rows, target, path):
         for cores, style in (("limited", "-"), ("all", "--")):
             pts = sorted((r for r in mine if r["strategy"] == s and r["cores"] == cores), key=lambda r: r["threads"])
             if pts:
-                ax.plot([r["threads"] for r in pts], [r["iops"] for r in pts], style, marker="o", color=f"C{i}",
-                        label=f"{s}, {cores} cores")
+                ax.errorbar([r["threads"] for r in pts], [r["iops"] for r in pts], yerr=_err(pts, "iops"),
+                            linestyle=style, marker="o", color=f"C{i}", capsize=2, label=f"{s}, {cores} cores")
     ax.set_xticks(sorted({r["threads"] for r in mine}))
     ax.set_xlabel("I/O threads")
     ax.set_ylabel("IOPS")

@@ -11,6 +11,7 @@ against hybridio-interrupt per cell, with the thesis's two directions;
 interrupt at no more CPU per operation, and poll; (4) with 4 client threads,
 adaptive reaches 97% of the best configuration.
 """
+from . import stats
 from .handles import median, spread_pct
 
 CONFIGS = ("posix", "posix-direct", "hybridio-interrupt", "hybridio-poll", "hybridio-hybrid", "hybridio-adaptive",
@@ -42,6 +43,7 @@ THESIS = {
     "worst": "SPDK up to +318% latency and −76% throughput",
 }
 
+WITH_INTERVAL = ["ops_per_s", "cpu_us_per_op", "corunner_progress", "p99_us"]
 FIGURES = ["ops_per_s", "cpu_us_per_op", "corunner_progress", "micros_per_op", "p99_us", "get_p99_us", "put_p99_us", "seek_p99_us", "pagecache_peak_mib",
            "anon_peak_mib", "cache_hit_ratio", "wait_interrupt", "wait_poll", "wait_hybrid"]
 
@@ -51,8 +53,9 @@ def ratio_label(r):
 
 
 def summarize(records):
-    """One row per cell: the median of each figure over the repeats, and the
-    spread of ops/s, (max - min) / median in %."""
+    """One row per cell: the median of each figure over the repeats, the 95%
+    interval of the WITH_INTERVAL figures' centres, and the spread of ops/s,
+    (max - min) / median in %."""
     by = {}
     for r in records:
         key = (r.get("device", "disk"), r.get("threads", 1), r["workload"], r["config"], r["ratio"], r["degree"])
@@ -64,6 +67,9 @@ def summarize(records):
         for f in FIGURES:
             row[f] = median(r.get(f) for r in recs)
         row["spread_pct"] = spread_pct([r["ops_per_s"] for r in recs])
+        for f in WITH_INTERVAL:
+            iv = stats.figure_interval([r.get(f) for r in recs])
+            row[f"{f}_ci95_low"], row[f"{f}_ci95_high"] = (iv.low, iv.high) if iv else (None, None)
         rows.append(row)
     order = {c: i for i, c in enumerate(CONFIGS)}
     devices = {d: i for i, d in enumerate(DEVICES)}
@@ -93,6 +99,46 @@ def _where(ratio, degree):
     return f"{ratio_label(ratio)}, {'alone' if not degree else f'{degree}%'}"
 
 
+def round_scores(records, workload, ratio, degree, config, score):
+    """{round: score} of one configuration in one cell, from its runs."""
+    return {r["round"]: v for r in records
+            if (r["workload"], r["ratio"], r["degree"], r["config"]) == (workload, ratio, degree, config)
+            for v in [score(r)] if v}
+
+
+def paired(records, workload, ratio, degree, a, b, score):
+    """Per-round ratios score(a) / score(b) in one cell: both measured in the same round."""
+    sa = round_scores(records, workload, ratio, degree, a, score)
+    sb = round_scores(records, workload, ratio, degree, b, score)
+    return [sa[k] / sb[k] for k in sorted(sa) if k in sb]
+
+
+def state_of(ratios, threshold, below=False):
+    """The verdict on "ratio >= threshold" (or "< threshold" with below) from
+    per-round ratios, and their interval; unresolved without two rounds."""
+    if not ratios:
+        return stats.UNRESOLVED, None
+    iv = stats.ratio_interval(ratios)
+    st = stats.judge(iv, threshold)
+    if below:
+        st = {stats.MET: stats.NOT_MET, stats.NOT_MET: stats.MET}.get(st, st)
+    return st, iv
+
+
+def worst_state(states):
+    """A claim over several cells: not met if one is, unresolved if one is, else met."""
+    states = list(states)
+    if stats.NOT_MET in states:
+        return stats.NOT_MET
+    if stats.UNRESOLVED in states or not states:
+        return stats.UNRESOLVED
+    return stats.MET
+
+
+def _iv(iv):
+    return iv.text() if iv else "no paired rounds"
+
+
 def combined(rows, row):
     """Both tenants' progress in a cell: RocksDB's ops/s over the best
     configuration's alone (same workload and ratio), plus the co-runner's CPU
@@ -108,13 +154,19 @@ def combined(rows, row):
     return row["ops_per_s"] / max(alone) + row["corunner_progress"]
 
 
-def adaptive_claim(rows, config="hybridio-adaptive"):
+def combined_run(rows, rec):
+    """combined() of one run: its ops/s over the best configuration's median
+    alone, plus its co-runner's progress."""
+    return combined(rows, rec) if rec.get("ops_per_s") is not None else None
+
+
+def adaptive_claim(rows, config="hybridio-adaptive", records=()):
     """Claim 1: in each cell of the sweep (each workload, ratio and degree)
     adaptive's score is within 5% of the best configuration's: RocksDB's
     ops/s under the objective "own", both tenants' combined progress under
     "shared"; and its mean over the cells is the highest."""
     objective = ADAPTIVE_OBJECTIVES[config]
-    score = (lambda r: r["ops_per_s"]) if objective == "own" else (lambda r: combined(rows, r))
+    score = (lambda r: r["ops_per_s"]) if objective == "own" else (lambda r: combined_run(rows, r))
     what = "RocksDB's ops/s" if objective == "own" else "combined progress (RocksDB's and the co-runner's)"
     judged, means = [], {}
     for workload, ratio, degree in sorted({(r["workload"], r["ratio"], r["degree"]) for r in rows}):
@@ -127,12 +179,17 @@ def adaptive_claim(rows, config="hybridio-adaptive"):
         best, bv = max(here, key=lambda x: x[1])
         for r, v in here:
             means.setdefault(r["config"], []).append(v / bv)
+        # Against the best of the others, round by round.
+        rival = max(((r, v) for r, v in here if r["config"] != config), key=lambda x: x[1])[0]["config"]
+        st, iv = state_of(paired(records, workload, ratio, degree, config, rival, score), ADAPTIVE_REACH)
         judged.append({"workload": workload, "ratio": ratio, "degree": degree, "adaptive": ad, "best": best["config"],
-                       "best_score": bv, "score": ad / bv, "passed": _at_least(ad, ADAPTIVE_REACH * bv)})
+                       "best_score": bv, "score": ad / bv, "passed": _at_least(ad, ADAPTIVE_REACH * bv),
+                       "rival": rival, "state": st, "interval": iv.as_dict() if iv else None,
+                       "interval_text": _iv(iv)})
     text = (f"{config} (objective {objective}): in every cell, its {what} >= {ADAPTIVE_REACH:g} x the best "
             f"configuration's, and the highest mean over the cells")
     if not judged:
-        return {"id": config, "text": text, "passed": None, "cells": [],
+        return {"id": config, "text": text, "passed": None, "state": None, "cells": [],
                 "sentence": f"{config}: no cell with it and another configuration (and, for shared, the co-runner's "
                             f"progress), so not judged."}
     ok = [c for c in judged if c["passed"]]
@@ -149,8 +206,16 @@ def adaptive_claim(rows, config="hybridio-adaptive"):
                 f"{mean.get(config, float('nan')):.3f}"
                 + (f" against {top}'s {mean[top]:.3f}" if top and top != config else ", the highest")
                 + (f"; missed at {misses}" if misses else "") + f": {met(len(ok) == len(judged) and highest)}.")
-    return {"id": config, "text": text, "passed": len(ok) == len(judged) and highest, "cells": judged,
-            "means": mean, "sentence": sentence}
+    # The highest mean is a point estimate: short of it, the claim cannot be met.
+    state = worst_state([c["state"] for c in judged] + ([] if highest else [stats.UNRESOLVED]))
+    counts = {k: sum(c["state"] == k for c in judged) for k in (stats.MET, stats.NOT_MET, stats.UNRESOLVED)}
+    sentence += (f" Paired by round, against the best other configuration, 95% intervals: "
+                 + "; ".join(f"{c['workload']} {_where(c['ratio'], c['degree'])} {c['interval_text']} "
+                             f"({stats.STATE_WORDS[c['state']]})" for c in judged)
+                 + f"; {counts[stats.MET]} met, {counts[stats.NOT_MET]} not met, {counts[stats.UNRESOLVED]} "
+                   f"unresolved: {stats.STATE_WORDS[state]}.")
+    return {"id": config, "text": text, "passed": len(ok) == len(judged) and highest, "state": state,
+            "cells": judged, "means": mean, "sentence": sentence}
 
 
 def threads_claim(rows):
@@ -183,7 +248,7 @@ def verdict_word(ratio):
     return "helps" if _at_least(ratio, HELPS) else ("hurts" if ratio < HURTS else "tie")
 
 
-def poll_vs_interrupt(rows, sweep_ratio):
+def poll_vs_interrupt(rows, sweep_ratio, records=()):
     """Claim 2, where polling helps RocksDB and where it hurts: per mixgraph
     cell, hybridio-poll's ops/s, mean and p99 latency over
     hybridio-interrupt's; then the thesis's two directions: alone polling
@@ -196,7 +261,10 @@ def poll_vs_interrupt(rows, sweep_ratio):
         if not p or not i or not p["ops_per_s"] or not i["ops_per_s"]:
             continue
         ops = p["ops_per_s"] / i["ops_per_s"]
-        table.append({"ratio": ratio, "degree": degree, "poll_ops_per_s": p["ops_per_s"],
+        pr = paired(records, "mixgraph", ratio, degree, "hybridio-poll", "hybridio-interrupt", lambda x: x["ops_per_s"])
+        iv = stats.ratio_interval(pr) if pr else None
+        table.append({"ratio": ratio, "degree": degree, "poll_ops_per_s": p["ops_per_s"], "paired": pr,
+                      "ops_ratio_interval": iv.as_dict() if iv else None, "ops_ratio_text": _iv(iv),
                       "interrupt_ops_per_s": i["ops_per_s"], "ops_ratio": ops,
                       "mean_latency_ratio": p["micros_per_op"] / i["micros_per_op"] if i["micros_per_op"] else None,
                       "p99_ratio": p["p99_us"] / i["p99_us"] if p["p99_us"] and i["p99_us"] else None,
@@ -206,20 +274,22 @@ def poll_vs_interrupt(rows, sweep_ratio):
     contended = [t for t in table if t["degree"] >= 10]
     if alone:
         ok = all(_at_least(t["ops_ratio"], HURTS) for t in alone)
+        st = worst_state(state_of(t["paired"], HURTS)[0] for t in alone)
         claims.append({"id": "poll-alone", "text": f"alone, hybridio-poll's ops/s >= {HURTS:g} x hybridio-interrupt's "
                                                    f"at every ratio (the thesis: polling wins or ties alone)",
-                       "passed": ok})
-        said.append("Alone, poll / interrupt ops/s: " + ", ".join(f"{t['ops_ratio']:.2f} at {ratio_label(t['ratio'])}"
+                       "passed": ok, "state": st})
+        said.append("Alone, poll / interrupt ops/s: " + ", ".join(f"{t['ops_ratio_text']} at {ratio_label(t['ratio'])}"
                                                                   for t in alone) +
-                    f" (the thesis, SPDK / Posix: 2:1 ≈ equal, 5:1 +12%, 10:1 +48%): {met(ok)}.")
+                    f" (the thesis, SPDK / Posix: 2:1 ≈ equal, 5:1 +12%, 10:1 +48%): {stats.STATE_WORDS[st]}.")
     if contended:
         ok = all(t["ops_ratio"] < HURTS for t in contended)
+        st = worst_state(state_of(t["paired"], HURTS, below=True)[0] for t in contended)
         claims.append({"id": "poll-contended", "text": f"from 10% interference on, hybridio-poll's ops/s < {HURTS:g} x "
                                                        f"hybridio-interrupt's in every cell (the thesis: 10% costs "
-                                                       f"SPDK ~50%, Posix < 1%)", "passed": ok})
+                                                       f"SPDK ~50%, Posix < 1%)", "passed": ok, "state": st})
         said.append("With a co-runner at 10% or more, poll / interrupt ops/s: " +
-                    ", ".join(f"{t['ops_ratio']:.2f} at {_where(t['ratio'], t['degree'])}" for t in contended) +
-                    f": {met(ok)}.")
+                    ", ".join(f"{t['ops_ratio_text']} at {_where(t['ratio'], t['degree'])}" for t in contended) +
+                    f": {stats.STATE_WORDS[st]}.")
     sweep = sorted((t for t in table if t["ratio"] == sweep_ratio and t["degree"]), key=lambda t: t["degree"])
     crossover = None
     for k, t in enumerate(sweep):
@@ -234,7 +304,7 @@ def poll_vs_interrupt(rows, sweep_ratio):
     return {"table": table, "claims": claims, "sentences": said, "crossover_degree": crossover}
 
 
-def posix_claims(rows, sweep_ratio):
+def posix_claims(rows, sweep_ratio, records=()):
     """Claim 3, alone at the sweep ratio, per workload: hybridio-interrupt's
     ops/s >= posix-direct's at no more CPU per operation, and hybridio-poll's
     ops/s >= posix-direct's."""
@@ -257,9 +327,19 @@ def posix_claims(rows, sweep_ratio):
                             else ", CPU per operation not measured")
             text = (f"{workload} alone: {config}'s ops/s >= {POSIX_REACH:g} x posix-direct's"
                     + (" at no more CPU per operation" if cpu else ""))
+            st, iv = state_of(paired(records, workload, sweep_ratio, 0, config, "posix-direct",
+                                     lambda x: x["ops_per_s"]), POSIX_REACH)
+            said = f"ops/s {_iv(iv)}"
+            if cpu:
+                cst, civ = state_of(paired(records, workload, sweep_ratio, 0, "posix-direct", config,
+                                           lambda x: x.get("cpu_us_per_op")), 1.0)
+                st = worst_state([st, cst])
+                said += f", posix-direct's CPU per operation over ours {_iv(civ)}"
             claims.append({"id": f"{workload}-{config}-vs-posix", "text": text, "passed": ok, "ratio": r,
+                           "state": st, "interval": iv.as_dict() if iv else None,
                            "sentence": f"{workload} alone: {config} {h['ops_per_s']:,.0f} ops/s, posix-direct "
-                                       f"{p['ops_per_s']:,.0f} ({r:.2f}x{cpu_text}): {met(ok)}."})
+                                       f"{p['ops_per_s']:,.0f} ({r:.2f}x{cpu_text}): {met(ok)}; paired by round, "
+                                       f"{said}: {stats.STATE_WORDS[st]}."})
     return claims
 
 
@@ -342,11 +422,11 @@ def plugin_table(rows):
             for r in rows if r["config"].startswith("hybridio-")]
 
 
-def device_findings(rows, sweep_ratio, degrees, ratios):
-    """The claims, sentences and tables of one device's one-thread rows."""
-    adaptive = [adaptive_claim(rows, c) for c in ADAPTIVE_OBJECTIVES if any(r["config"] == c for r in rows)]
-    pvi = poll_vs_interrupt(rows, sweep_ratio)
-    vs_posix = posix_claims(rows, sweep_ratio)
+def device_findings(rows, sweep_ratio, degrees, ratios, records=()):
+    """The claims, sentences and tables of one device's one-thread rows (and runs)."""
+    adaptive = [adaptive_claim(rows, c, records) for c in ADAPTIVE_OBJECTIVES if any(r["config"] == c for r in rows)]
+    pvi = poll_vs_interrupt(rows, sweep_ratio, records)
+    vs_posix = posix_claims(rows, sweep_ratio, records)
     claims = adaptive + pvi["claims"] + vs_posix
     sentences = [a["sentence"] for a in adaptive] + pvi["sentences"] + [c["sentence"] for c in vs_posix]
     return {"claims": [c for c in claims if c["passed"] is not None], "sentences": sentences,
@@ -354,15 +434,17 @@ def device_findings(rows, sweep_ratio, degrees, ratios):
             "thesis": thesis_rows(rows, sweep_ratio, degrees, ratios), "plugin": plugin_table(rows)}
 
 
-def findings(rows, sweep_ratio, degrees, ratios):
+def findings(rows, sweep_ratio, degrees, ratios, records=()):
     """Everything rocksdb.json and the report say about the cell rows: per
     device the judged claims, the sentences and the tables (each entry names
-    its device), and the threads experiment's claim."""
+    its device), and the threads experiment's claim. The runs (records) give
+    each claim its paired, per-round interval and state."""
     out = {"claims": [], "sentences": [], "poll_vs_interrupt": [], "crossover_degree": {}, "thesis": [],
            "plugin": []}
     for device in [d for d in DEVICES if any(r["device"] == d for r in rows)]:
         mine = [r for r in rows if r["device"] == device and r["threads"] == 1]
-        f = device_findings(mine, sweep_ratio, degrees, ratios)
+        runs = [r for r in records if r.get("device", "disk") == device and r.get("threads", 1) == 1]
+        f = device_findings(mine, sweep_ratio, degrees, ratios, runs)
         for c in f["claims"]:
             out["claims"].append(dict(c, device=device, text=f"{device}: {c['text']}"))
         out["sentences"] += [f"{device}: {s}" for s in f["sentences"]]

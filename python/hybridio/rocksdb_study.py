@@ -573,7 +573,7 @@ def run(a, cfg):
     if error:
         print(f"hio-study rocksdb: {error}\nhio-study rocksdb: writing what was measured", file=sys.stderr)
     rows = summarize(records)
-    found = findings(rows, cfg["sweep_ratio"], cfg["degrees"], cfg["ratios"])
+    found = findings(rows, cfg["sweep_ratio"], cfg["degrees"], cfg["ratios"], records)
     meta = {"machine": f"{platform.node()}, {os.cpu_count()} CPUs, Linux {platform.release()}",
             "core": cfg["core"], "corunner": ("stress-ng --cpu (int64, 1 ms slices)" if a.corunner == "cpu" else
                                               "db_bench fillrandom, stopped and continued every 10 ms"),

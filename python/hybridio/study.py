@@ -18,20 +18,22 @@ import platform
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from tqdm import tqdm
 
-from . import bursty, corunner, handles, hiobench, matrix, plots, report, summary, timeline, verdict
+from . import bursty, corunner, handles, hiobench, matrix, plots, report, rounds, summary, timeline, verdict
 from .cores import CoreLimit
 from .errors import UsageError
 
 DEFAULT_TARGETS = "file,emu:pcie3,emu:pcie4"
 DEFAULT_LOADS = "0,5,10,25,50,100"
-QUICK = {"targets": "file,emu:pcie4", "loads": "0,50,100", "threads": "1,2", "repeats": 1, "runtime": 1,
-         "handles": "1", "bursty": "1", "bursts": "50,0"}
+QUICK = {"targets": "file,emu:pcie4", "loads": "0,50,100", "threads": "1", "repeats": 3, "runtime": 1,
+         "handles": "1", "bursty": "1", "bursts": "50,0", "budget": "0"}
 DEFAULTS = {"targets": DEFAULT_TARGETS, "loads": DEFAULT_LOADS, "threads": "1,2,4", "repeats": 3, "runtime": 1,
-            "handles": "3", "bursty": "2", "bursts": ",".join(str(b) for b in bursty.BURSTS_MS)}
+            "handles": "2", "bursty": "3", "bursts": "50,200,0", "budget": "2m"}
+SCALING_ROUNDS = 2  # the scaling experiment draws figures, no verdicts: two rounds give its error bars
 BURSTY_RUNTIME = 2  # seconds: a 1000 ms burst needs a full on/off cycle per run
 
 
@@ -39,8 +41,9 @@ def parse_args(argv):
     ap = argparse.ArgumentParser(prog="hio-study", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true",
-                    help=f"a short study (about 4.5 min): targets {QUICK['targets']}, loads {QUICK['loads']}, "
-                         f"threads {QUICK['threads']}, 1 repeat, 1 repeat of the handle experiments")
+                    help=f"a short study (about 4 min): targets {QUICK['targets']}, loads {QUICK['loads']}, "
+                         f"{QUICK['repeats']} rounds, no scaling experiment and no extra rounds, 1 round of the "
+                         f"bursty and handle experiments")
     ap.add_argument("--out", help="results folder (default: a new folder in the system temp directory)")
     ap.add_argument("--targets", help=f"comma-separated: 'file' (see --file), emu:PROFILE[,...], or a path "
                                       f"(default: {DEFAULT_TARGETS})")
@@ -51,7 +54,10 @@ def parse_args(argv):
     ap.add_argument("--loads", help=f"co-runner loads in %% (default: {DEFAULT_LOADS})")
     ap.add_argument("--threads", help="I/O thread counts for the scaling experiment (default: 1,2,4)")
     ap.add_argument("--iodepth", type=int, default=1, help="queue depth per thread (default: %(default)s)")
-    ap.add_argument("--repeats", type=int, help="runs per cell (default: 3)")
+    ap.add_argument("--repeats", type=int, help="rounds of every cell, interleaved; 3 or more give each verdict an "
+                                                "interval (default: 3)")
+    ap.add_argument("--budget", help="time for more rounds of the cells whose verdict is unresolved, the most "
+                                     "uncertain first, e.g. 10m or 90s; 0: none (default: 2m, --quick: 0)")
     ap.add_argument("--runtime", type=int, help="seconds per run (default: 1)")
     ap.add_argument("--cores", help="the core set shared by the I/O and the co-runner (default: the last CPU)")
     ap.add_argument("--timeline", default="1",
@@ -60,12 +66,12 @@ def parse_args(argv):
     ap.add_argument("--handles",
                     help="repeats of the handle experiments (hybridio.handles: priority, queues, polling period, "
                          "cache, read-ahead, split queues; on all cores, no co-runner), 0..20; 0 skips them "
-                         "(default: 3, --quick: 1)")
+                         "(default: 2, --quick: 1)")
     ap.add_argument("--bursty",
                     help="rounds of the bursty-neighbour experiment (hybridio.bursty: a busy loop on the core in "
                          "on/off bursts, poll, interrupt and adaptive under both objectives), 0..20; 0 skips it "
-                         "(default: 2, --quick: 1)")
-    ap.add_argument("--bursts", help="its on/off burst lengths in ms, 0 for always on (default: 20,50,200,1000,0; "
+                         "(default: 3, --quick: 1)")
+    ap.add_argument("--bursts", help="its on/off burst lengths in ms, 0 for always on (default: 50,200,0; "
                                      "--quick: 50,0)")
     ap.add_argument("--corunner", default="cpu", help="cpu (stress-ng --cpu) or memory (stress-ng --stream)")
     ap.add_argument("--hio-bench", default=hiobench.default_path(), help="(default: %(default)s)")
@@ -116,6 +122,7 @@ def resolve(a):
     a.bursty = whole_number("bursty", a.bursty, 20, "the rounds of the bursty-neighbour experiment, a whole "
                                                      "number from 0 (skip) to 20")
     bursts = int_list("bursts", a.bursts, 0, 10000)
+    budget_s = rounds.parse_budget(a.budget)
     if a.repeats < 1 or a.runtime < 1 or a.iodepth < 1:
         raise UsageError("--repeats, --runtime and --iodepth must be at least 1")
     ncpu = os.cpu_count() or 1
@@ -147,7 +154,7 @@ def resolve(a):
     if a.handles:
         handles.check(a)  # the job files, and the file target of the polling-period experiment
     return {"targets": targets, "strategies": strategies, "loads": loads, "threads": threads, "cores": cores,
-            "out": out, "bursts": bursts}
+            "out": out, "bursts": bursts, "budget_s": budget_s}
 
 
 def probe(a, target, strategy):
@@ -202,7 +209,7 @@ def run(a, cfg):
             else:
                 supported[t].append(s)
     cells = matrix.expand(cfg["targets"], supported, cfg["loads"], cfg["threads"], a.iodepth)
-    plan = matrix.schedule(cells, a.repeats)
+    plan = [(r, c) for r, c in matrix.schedule(cells, a.repeats) if c.experiment == "contention" or r < SCALING_ROUNDS]
     solo_loads = [ld for ld in cfg["loads"] if ld]
     timeline_runs = len(cfg["targets"]) * len(timeline.STRATEGIES) if a.timeline > 0 else 0
     handle_plan = handles.plan_for(a) if a.handles else []
@@ -210,11 +217,12 @@ def run(a, cfg):
     total = len(plan) + len(solo_loads) * a.repeats + timeline_runs + len(handle_plan) + bursty_runs
     minutes = ((total - timeline_runs - len(handle_plan) - bursty_runs) * (a.runtime + 0.3)
                + timeline_runs * 3 * a.timeline + handles.estimate_s(handle_plan, a.runtime)
-               + bursty_runs * (BURSTY_RUNTIME + 0.3)) / 60
+               + bursty_runs * (BURSTY_RUNTIME + 0.3) + cfg["budget_s"]) / 60
     print(f"hio-study: {len(cells)} cells x {a.repeats} repeat(s) + {len(solo_loads) * a.repeats} co-runner-alone "
           f"runs, {a.runtime} s each, + {timeline_runs} timeline runs of {3 * a.timeline} s "
           f"+ {bursty_runs} bursty-neighbour runs of {BURSTY_RUNTIME} s "
           f"+ {len(handle_plan)} handle-experiment runs ({a.handles} repeat(s), all cores) "
+          f"+ up to {cfg['budget_s'] / 60:g} min of rounds where a verdict is unresolved "
           f"(about {minutes:.1f} min); results in {out}",
           flush=True)
     limit = CoreLimit(cfg["cores"])
@@ -223,23 +231,55 @@ def run(a, cfg):
     handle_results = handles.new_results(a.hio_bench, a.runtime, a.handles, a.file, a.size, len(handle_plan))
     interrupted = False
     handles_failed = False
+    corunner_rounds = {}  # {load: {round: ops/s}}: each round's own reference
+    extra_rounds = []
     bar = tqdm(total=total, unit="run", dynamic_ncols=True)
+
+    def corunner_alone(load, r):
+        bar.set_description(f"co-runner alone {load}%")
+        ops = runner.corunner_alone(load)
+        corunner_solo.setdefault(load, []).append(ops)
+        corunner_rounds.setdefault(load, {})[r] = ops
+        bar.update()
+
+    def measure(c, r):
+        bar.set_description(f"{c.target[:18]} {c.strategy} {c.threads}t {c.load_pct}%")
+        text, ops = runner.cell(c)
+        (out / "raw" / f"{len(measurements):04d}.json").write_text(
+            json.dumps({"cell": c.__dict__, "repeat": r, "corunner_ops_per_s": ops,
+                        "hio_bench": json.loads(text)}, indent=1))
+        measurements.append({"cell": c, "repeat": r, "io": hiobench.parse(text), "corunner_ops_per_s": ops})
+        bar.update()
+
     try:
         for rep in range(a.repeats):
             for load in solo_loads:
-                bar.set_description(f"co-runner alone {load}%")
-                corunner_solo.setdefault(load, []).append(runner.corunner_alone(load))
-                bar.update()
+                corunner_alone(load, rep)
             for r, c in plan:
-                if r != rep:
-                    continue
-                bar.set_description(f"{c.target[:18]} {c.strategy} {c.threads}t {c.load_pct}%")
-                text, ops = runner.cell(c)
-                (out / "raw" / f"{len(measurements):04d}.json").write_text(
-                    json.dumps({"cell": c.__dict__, "repeat": r, "corunner_ops_per_s": ops,
-                                "hio_bench": json.loads(text)}, indent=1))
-                measurements.append({"cell": c, "io": hiobench.parse(text), "corunner_ops_per_s": ops})
-                bar.update()
+                if r == rep:
+                    measure(c, r)
+        # Then, within the budget, more rounds where a verdict is unresolved.
+        started = time.monotonic()
+        while cfg["budget_s"] > 0:
+            pick = rounds.most_uncertain({t: verdict.paired_verdict(measurements, corunner_rounds, t)["claims"]
+                                          for t in cfg["targets"]})
+            if pick is None:
+                break
+            target, load, claim = pick
+            r = a.repeats + len(extra_rounds)
+            todo = rounds.group(cells, target, load, seed=r)
+            need = (len(todo) + (1 if load else 0)) * (a.runtime + 0.3)
+            if time.monotonic() - started + need > cfg["budget_s"]:
+                break
+            extra_rounds.append({"round": r + 1, "target": target, "load": load, "claim": claim["id"],
+                                 "interval": claim["interval"]})
+            bar.total += len(todo) + (1 if load else 0)
+            bar.write(f"hio-study: round {r + 1} of {target} at {load}%: {claim['text']} is unresolved "
+                      f"({claim['interval_text']})")
+            if load:
+                corunner_alone(load, r)
+            for c in todo:
+                measure(c, r)
         if timeline_runs:
             def step(what):
                 bar.update()
@@ -283,7 +323,13 @@ def run(a, cfg):
         path = out / "plots" / f"{plots.slug(t)}-timeline.png"
         if plots.timeline(tl.get(t), t, path):
             figures[t].append(("The co-runner starts and stops", path))
-        v = verdict.verdict(rows, t)
+        paired = verdict.paired_verdict(measurements, corunner_rounds, t)
+        v = verdict.verdict(rows, t, paired)
+        v["claims"] = paired["claims"] + bursty.claims(burst_rows, t)
+        v["paired_winners"] = paired["winners"]
+        v["claim_counts"] = {k: sum(c["state"] == k for c in v["claims"]) for k in ("met", "not_met", "unresolved")}
+        v["noise"] = verdict.noise(measurements, t)
+        v["sentences"] = v["sentences"] + paired["sentences"] + ([v["noise"]["sentence"]] if v["noise"] else [])
         v["timeline"], said = timeline.findings(tl, rows, t)
         v["sentences"] = v["sentences"] + said + bursty.findings(burst_rows, burst_react, t)
         path = out / "plots" / f"{plots.slug(t)}-bursty.png"
@@ -306,13 +352,17 @@ def run(a, cfg):
     overall = verdict.adaptive_overall(rows)
     meta = {"machine": f"{platform.node()}, {os.cpu_count()} CPUs, Linux {platform.release()}",
             "corunner": f"stress-ng {a.corunner}", "cores": limit.how, "runtime": a.runtime, "repeats": a.repeats,
-            "interrupted": interrupted, "unsupported": unsupported,
+            "interrupted": interrupted, "unsupported": unsupported, "extra_rounds": extra_rounds,
+            "budget_s": cfg["budget_s"],
             "adaptive_overall": overall["sentence"] if overall else None}
     path = report.render(out, rows, verdicts, figures, meta, handle_section)
     for v in verdicts:
         print(f"\n{v['target']}:")
         for s in v["sentences"]:
             print(f"  {s}")
+    n = {k: sum(v["claim_counts"][k] for v in verdicts) for k in ("met", "not_met", "unresolved")}
+    print(f"\nVerdicts: {n['met']} met, {n['not_met']} not met, {n['unresolved']} unresolved "
+          f"({len(extra_rounds)} extra round(s) within the {cfg['budget_s'] / 60:g} min budget).")
     if overall:
         print(f"\n{overall['sentence']}")
     if handle_section:

@@ -3,9 +3,14 @@ import csv
 import json
 import statistics
 
+from . import stats
+
+# Figures quoted with the 95% interval of their centre (hybridio.stats).
+WITH_INTERVAL = ["iops", "lat_mean_us", "lat_p99_us", "cpu_us_per_io", "corunner_ops_per_s"]
 COLUMNS = ["experiment", "target", "emulated", "strategy", "threads", "iodepth", "cores", "corunner_load_pct",
            "iops", "iops_solo", "lat_mean_us", "lat_p99_us", "cpu_us_per_io", "corunner_ops_per_s",
-           "corunner_solo_ops_per_s", "repeats", "spread_pct"]
+           "corunner_solo_ops_per_s", "repeats", "spread_pct"] + \
+    [f"{f}_ci95_{end}" for f in WITH_INTERVAL for end in ("low", "high")]
 
 
 def median(xs):
@@ -16,7 +21,8 @@ def median(xs):
 def summarize(measurements, corunner_solo):
     """measurements: [{"cell": Cell, "io": parsed hio-bench figures, "corunner_ops_per_s": float|None}]
     corunner_solo: {load_pct: [ops/s, ...]} of the co-runner alone.
-    Returns one row per cell (COLUMNS), medians over repeats; spread_pct is
+    Returns one row per cell (COLUMNS), medians over repeats with the 95%
+    interval of each WITH_INTERVAL figure's centre; spread_pct is
     (max - min) / median of IOPS."""
     by_key = {}
     for m in measurements:
@@ -38,6 +44,11 @@ def summarize(measurements, corunner_solo):
             "repeats": len(runs),
             "spread_pct": 100.0 * (max(iops) - min(iops)) / med if med else 0.0,
         })
+        for f in WITH_INTERVAL:
+            values = [r["corunner_ops_per_s"] if f == "corunner_ops_per_s" else r["io"][f] for r in runs]
+            iv = stats.figure_interval(values)
+            rows[-1][f"{f}_ci95_low"] = iv.low if iv else None
+            rows[-1][f"{f}_ci95_high"] = iv.high if iv else None
     # The I/O alone: the same cell at load 0.
     solo = {(r["experiment"], r["target"], r["strategy"], r["threads"], r["iodepth"], r["cores"]): r["iops"]
             for r in rows if r["corunner_load_pct"] == 0}

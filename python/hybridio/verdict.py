@@ -1,9 +1,19 @@
-"""Which way of waiting wins, per target, from the contention rows.
+"""Which way of waiting wins, per target, from the contention rows and runs.
 
 A cell's score is the combined progress of both tenants, the weighted
 speedup of co-scheduling work: iops / best solo iops of the target +
 co-runner ops / co-runner solo ops (the second term only with a co-runner).
+
+The medians (rows) give the figures; the runs give the verdicts. Each round
+measures its own references (every strategy alone, the co-runner alone), so
+a run's score is taken against its own round's, and every comparison is a
+ratio within a round, summarised with its 95% interval (hybridio.stats).
 """
+import statistics
+
+from . import stats
+
+ADAPTIVE_REACH = 0.95  # adaptive's score >= this x the best static strategy's at each load
 
 
 def score(row, best_solo_iops):
@@ -13,8 +23,10 @@ def score(row, best_solo_iops):
     return s
 
 
-def verdict(rows, target):
-    """A dict of findings for one target, and sentences that say them."""
+def verdict(rows, target, paired=None):
+    """A dict of findings for one target, and sentences that say them: from
+    the medians alone, or, given paired_verdict's result, with each winner,
+    the crossover and the thesis's two directions decided by its intervals."""
     mine = [r for r in rows if r["experiment"] == "contention" and r["target"] == target]
     loads = sorted({r["corunner_load_pct"] for r in mine})
     alone = [r for r in mine if r["corunner_load_pct"] == 0]
@@ -42,23 +54,42 @@ def verdict(rows, target):
     poll_wins_alone = bool(p_alone and i_alone and p_alone["iops"] > i_alone["iops"])
     poll_starves = bool(top and p_top and i_top and (p_top["corunner_ops_per_s"] or 0) <
                         (i_top["corunner_ops_per_s"] or 0))
-    s = [f"Alone, {winners[0]} gives the most IOPS."]
+    # With the rounds, what the intervals cannot separate is a tie or undecided.
+    alone_state = starves_state = None
+    if paired:
+        winners = {ld: paired["winners"].get(ld, "tie") for ld in loads}
+        stops = next((ld for ld in loads if ld and paired["poll_rank"].get(ld) == "second"), None)
+        states = {c["id"]: c["state"] for c in paired["claims"]}
+        alone_state, starves_state = states.get("poll-beats-interrupt-alone"), states.get("poll-starves-corunner")
+        poll_wins_alone, poll_starves = alone_state == stats.MET, starves_state == stats.MET
+    by_rounds = " (paired by round; a tie where the interval cannot separate the first two)" if paired else ""
+    s = [f"Alone, {winners[0]} gives the most IOPS{by_rounds}." if winners[0] != "tie" else
+         f"Alone, no strategy gives clearly more IOPS than the next{by_rounds}."]
     under = ", ".join(f"{load}%: {winners[load]}" for load in loads if load)
     if under:
         s.append(f"Beside the co-runner, the best combined progress of both tenants goes to: {under}.")
     if stops is not None:
         s.append(f"Polling stops paying at {stops}% co-runner load: from there interrupts give both tenants more.")
     elif p_alone and i_alone and len(loads) > 1:
-        s.append("Polling never stops paying up to the highest load measured.")
+        s.append("Polling never stops paying up to the highest load measured"
+                 + (" (it never falls clearly behind interrupts)." if paired else "."))
     if p_alone and i_alone:
-        s.append("As in the thesis, polling beats interrupts in IOPS when the core is free."
-                 if poll_wins_alone else
-                 "Unlike the thesis, polling does not beat interrupts in IOPS here even with the core free.")
+        if alone_state == stats.UNRESOLVED:
+            s.append("Undecided here whether polling beats interrupts in IOPS when the core is free: the interval "
+                     "straddles 1.")
+        else:
+            s.append("As in the thesis, polling beats interrupts in IOPS when the core is free."
+                     if poll_wins_alone else
+                     "Unlike the thesis, polling does not beat interrupts in IOPS here even with the core free.")
     if p_top and i_top and top:
-        s.append(f"As in the thesis, at {top}% load polling leaves the co-runner less throughput than interrupts do."
-                 if poll_starves else
-                 f"Unlike the thesis, at {top}% load polling does not leave the co-runner less throughput "
-                 f"than interrupts do.")
+        if starves_state == stats.UNRESOLVED:
+            s.append(f"Undecided here whether at {top}% load polling leaves the co-runner less than interrupts do: "
+                     f"the interval straddles 1.")
+        else:
+            s.append(f"As in the thesis, at {top}% load polling leaves the co-runner less throughput than "
+                     f"interrupts do." if poll_starves else
+                     f"Unlike the thesis, at {top}% load polling does not leave the co-runner less throughput "
+                     f"than interrupts do.")
     a = adaptive_against_static(mine, best_solo)
     if a:
         s.append(a.pop("sentence"))
@@ -117,3 +148,121 @@ def adaptive_overall(rows):
             "sentence": f"Over all {len(cells)} contention cells ({len(targets)} targets), adaptive's mean score is "
                         f"{mean['adaptive']:.3f}; the best static strategy's ({top[1]}) is {top[0]:.3f}"
                         f"{'' if beats else ', so adaptive does not beat every static strategy here'}."}
+
+
+def round_scores(runs, corunner_alone, target):
+    """{(strategy, load): {round: (score, iops, corunner ops/s)}} of one
+    target's contention runs, each scored against its own round's references:
+    the best IOPS alone among that round's strategies and the co-runner alone
+    in that round (corunner_alone: {load: {round: ops/s}})."""
+    mine = [r for r in runs if r["cell"].experiment == "contention" and r["cell"].target == target]
+    best_solo = {}
+    for r in mine:
+        if r["cell"].load_pct == 0:
+            best_solo[r["repeat"]] = max(best_solo.get(r["repeat"], 0.0), r["io"]["iops"])
+    out = {}
+    for r in mine:
+        c, k = r["cell"], r["repeat"]
+        solo = best_solo.get(k)
+        if not solo:
+            continue
+        sc = r["io"]["iops"] / solo
+        if c.load_pct:
+            alone = corunner_alone.get(c.load_pct, {}).get(k)
+            if not alone or r["corunner_ops_per_s"] is None:
+                continue
+            sc += r["corunner_ops_per_s"] / alone
+        out.setdefault((c.strategy, c.load_pct), {})[k] = (sc, r["io"]["iops"], r["corunner_ops_per_s"])
+    return out
+
+
+STARVED = 1e-3  # a figure of 0 against a positive one counts as this share of it: the ratio stays defined
+
+
+def _pairs(scores, a, b, load, what=0):
+    """Per-round ratios of a's to b's figure (0: score, 1: IOPS, 2: co-runner ops/s) at one load; a round
+    where b's is 0 pairs nothing, one where only a's is 0 gives STARVED."""
+    sa, sb = scores.get((a, load), {}), scores.get((b, load), {})
+    return [max(sa[k][what] or 0.0, STARVED * sb[k][what]) / sb[k][what] for k in sorted(sa)
+            if k in sb and sb[k][what]]
+
+
+def _mean_score(scores, strategy, load):
+    return statistics.fmean(v[0] for v in scores[(strategy, load)].values())
+
+
+def _claim(cid, text, ratios, threshold, below=False):
+    """A claim on per-round ratios: "ratio >= threshold", or "< threshold" with below."""
+    iv = stats.ratio_interval(ratios) if ratios else None
+    st = stats.judge(iv, threshold) if iv else stats.UNRESOLVED
+    if below:
+        st = {stats.MET: stats.NOT_MET, stats.NOT_MET: stats.MET}.get(st, st)
+    return {"id": cid, "text": text, "state": st, "threshold": threshold,
+            "interval": iv.as_dict() if iv else None, "interval_text": iv.text() if iv else "no paired rounds"}
+
+
+def paired_verdict(runs, corunner_alone, target):
+    """The target's claims from its paired rounds, each met / not_met /
+    unresolved with its interval, the winner per load where the interval
+    names one (else a tie), poll against interrupt per load ("first",
+    "second" or "tie"), and sentences that say the claims."""
+    scores = round_scores(runs, corunner_alone, target)
+    loads = sorted({ld for _, ld in scores})
+    strategies = sorted({st for st, _ in scores})
+    claims, winners, said = [], {}, []
+    for ld in loads:
+        here = [st for st in strategies if (st, ld) in scores]
+        if len(here) < 2:
+            continue
+        mean = {st: _mean_score(scores, st, ld) for st in here}
+        first, second = sorted(here, key=mean.get, reverse=True)[:2]
+        winners[ld] = first if stats.rank(_pairs(scores, first, second, ld)) == "first" else "tie"
+    poll_rank = {ld: stats.rank(_pairs(scores, "poll", "interrupt", ld)) for ld in loads
+                 if ("poll", ld) in scores and ("interrupt", ld) in scores}
+    if ("poll", 0) in scores and ("interrupt", 0) in scores:
+        claims.append(dict(_claim("poll-beats-interrupt-alone", "alone, poll's IOPS >= interrupt's",
+                                  _pairs(scores, "poll", "interrupt", 0, 1), 1.0), load=0))
+    top = max(loads) if loads else 0
+    if top and ("poll", top) in scores and ("interrupt", top) in scores:
+        claims.append(dict(_claim("poll-starves-corunner", f"at {top}% load, the co-runner gets less beside poll "
+                                                           f"than beside interrupt",
+                                  _pairs(scores, "poll", "interrupt", top, 2), 1.0, below=True), load=top))
+    statics = [st for st in strategies if st != "adaptive"]
+    for ld in loads:
+        rivals = [st for st in statics if (st, ld) in scores]
+        if ("adaptive", ld) not in scores or not rivals:
+            continue
+        best = max(rivals, key=lambda st: _mean_score(scores, st, ld))
+        c = _claim(f"adaptive-{ld}", f"{'alone' if not ld else f'at {ld}% load'}, adaptive's score >= "
+                                     f"{ADAPTIVE_REACH:g} x the best static strategy's ({best})",
+                   _pairs(scores, "adaptive", best, ld), ADAPTIVE_REACH)
+        claims.append(dict(c, load=ld, best_static=best))
+    for c in claims:
+        said.append(f"{c['text'][0].upper()}{c['text'][1:]}: {c['interval_text']}, "
+                    f"{stats.STATE_WORDS[c['state']]}.")
+    counts = {k: sum(c["state"] == k for c in claims) for k in (stats.MET, stats.NOT_MET, stats.UNRESOLVED)}
+    return {"claims": claims, "winners": winners, "poll_rank": poll_rank, "counts": counts, "sentences": said}
+
+
+def noise(runs, target):
+    """How steady the target was: each strategy's IOPS alone over the rounds
+    (its spread), and the drift of all of them from the first round to the
+    last. None with fewer than two rounds alone."""
+    alone = {}
+    for r in runs:
+        c = r["cell"]
+        if c.experiment == "contention" and c.target == target and c.load_pct == 0 and r["io"]["iops"]:
+            alone.setdefault(c.strategy, {})[r["repeat"]] = r["io"]["iops"]
+    spread = {st: (max(v.values()) - min(v.values())) / statistics.median(v.values())
+              for st, v in alone.items() if len(v) >= 2}
+    if not spread:
+        return None
+    # Drift: each strategy's last round against its first, summarised over the strategies.
+    drift = stats.ratio_interval([v[max(v)] / v[min(v)] for v in alone.values() if len(v) >= 2])
+    widest = max(spread, key=spread.get)
+    n = max(len(v) for v in alone.values())
+    sentence = (f"Noise: alone, IOPS varied over {n} rounds by {min(spread.values()):.0%}–{spread[widest]:.0%} "
+                f"(max − min over the median; widest: {widest}); from the first round to the last they moved "
+                f"{drift.value - 1:+.0%}" + (f" [{drift.low - 1:+.0%}, {drift.high - 1:+.0%}]" if drift.n >= 2 else "")
+                + ". Ratios within a round cancel what the rounds share.")
+    return {"spread_alone": spread, "drift": drift.as_dict(), "sentence": sentence}

@@ -22,6 +22,9 @@ def study(hio_bench, *args, env=None):
     (["--timeline", "-1"], "-1"),
     (["--timeline", "half"], "'half'"),
     (["--out", "/proc/hio-study"], "/proc/hio-study"),
+    (["--budget", "soon"], "'soon'"),
+    (["--budget=-5m"], "'-5m'"),
+    (["--budget", "100000m"], "'100000m'"),
 ])
 def test_bad_input_exits_2_naming_it(hio_bench, args, needle):
     p = study(hio_bench, "--quick", *args)

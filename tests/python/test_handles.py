@@ -184,6 +184,8 @@ def test_medians_over_repeats():
                        doc(job(read_iops=iops, handle={"cache": {"hit_ratio": hit}})))
     m = handles.medians(res, "cache")["cache-51mb"]
     assert m["repeats"] == 3 and m["figures"]["iops"] == 200.0 and m["figures"]["hit_ratio"] == 0.2
+    low, high = m["ci95"]["iops"]
+    assert low < 200.0 < high  # the interval of the centre, from hybridio.stats
     res = results_of(("priority-high", prio_doc(100.0, 10.0)), ("priority-high", prio_doc(300.0, 30.0)),
                      ("priority-high", prio_doc(200.0, 50.0)))
     assert handles.medians(res, "priority")["priority-high"]["figures"]["jobs"] == {"high": 200.0, "normal-1": 30.0}

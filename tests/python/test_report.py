@@ -1,5 +1,6 @@
 """A real (tiny) study writes its outputs; the report opens in headless Chromium with every image loaded."""
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -20,7 +21,7 @@ def study_out(hio_bench, tmp_path_factory):
     p = subprocess.run([sys.executable, "-m", "hybridio.study", "--hio-bench", hio_bench, "--handles", "0",
                         "--out", str(out),
                         "--targets", "emu:pcie4", "--strategies", "interrupt,poll", "--loads", "0,100",
-                        "--threads", "1,2", "--repeats", "1", "--runtime", "1", "--timeline", "1",
+                        "--threads", "1,2", "--repeats", "3", "--budget", "0", "--runtime", "1", "--timeline", "1",
                         "--bursty", "1", "--bursts", "50,0"],
                        capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
@@ -37,7 +38,7 @@ def test_outputs(study_out):
     assert sorted(p.name for p in (study_out / "plots").glob("*.png")) == [
         "emu_pcie4-bursty-timeline.png", "emu_pcie4-bursty.png", "emu_pcie4-interference.png",
         "emu_pcie4-normalized.png", "emu_pcie4-scaling.png", "emu_pcie4-timeline.png"]
-    assert len(list((study_out / "raw").glob("*.json"))) == 2 * 2 + 2 * 2 * 2
+    assert len(list((study_out / "raw").glob("*.json"))) == 3 * 2 * 2 + 2 * 2 * 2 * 2  # 3 rounds; scaling 2
     tl = json.loads((study_out / "timeline.json").read_text())["emu:pcie4"]
     assert set(tl) == {"adaptive", "poll", "interrupt"}
     a = tl["adaptive"]
@@ -46,6 +47,15 @@ def test_outputs(study_out):
     v = json.loads((study_out / "verdicts.json").read_text())[0]
     assert any(s.startswith("Timeline:") for s in v["sentences"])
     assert v["timeline"]["right_mode_alone"] in ("interrupt", "poll")
+    # Every claim carries its state and the interval of its per-round ratio.
+    assert {c["id"] for c in v["claims"]} == {"poll-beats-interrupt-alone", "poll-starves-corunner"} | {
+        f"bursty-{b}-{s}" for b in (50, 0) for s in ("adaptive", "adaptive-own")}
+    assert all(c["state"] in ("met", "not_met", "unresolved") for c in v["claims"])
+    assert all(c["interval"]["n"] == 3 for c in v["claims"] if c["id"].startswith("poll-"))
+    # One bursty round gives no interval: its verdicts stay unresolved.
+    assert all(c["state"] == "unresolved" for c in v["claims"] if c["id"].startswith("bursty-"))
+    assert sum(v["claim_counts"].values()) == 6
+    assert all(r["iops_ci95_low"] <= r["iops"] <= r["iops_ci95_high"] for r in rows)
     bursty = json.loads((study_out / "bursty.json").read_text())
     assert {(r["strategy"], r["burst"]) for r in bursty["results"]} == {
         (s, b) for s in ("poll", "interrupt", "adaptive", "adaptive-own") for b in (50, 0)}
@@ -87,3 +97,14 @@ def test_report_screenshot_is_not_blank(study_out, tmp_path):
     assert shot.exists()
     pixels = matplotlib.image.imread(shot)
     assert pixels.std() > 0.05  # text, tables and plots, not one flat colour
+
+
+def test_report_verdicts_read_met_not_met_or_unresolved(study_out, tmp_path):
+    with tempfile.TemporaryDirectory() as profile:
+        dom = subprocess.run([chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}",
+                              "--virtual-time-budget=2000", "--dump-dom", (study_out / "report.html").as_uri()],
+                             capture_output=True, text=True, timeout=120).stdout
+    states = re.findall(r'<td class="state-(\w+)">([^<]*)</td>', dom)
+    assert len(states) == 6, dom[:2000]
+    assert all(text == {"met": "met", "not_met": "not met", "unresolved": "unresolved"}[cls] for cls, text in states)
+    assert "Unresolved: the interval straddles the threshold" in dom

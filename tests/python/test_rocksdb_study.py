@@ -234,6 +234,8 @@ def test_summarize_medians_and_spread():
     recs.append(dict(row("posix", 5.0, 0, 50.0, device="pcie4"), budget_mib=1, round=1))
     cell, other = rf.summarize(recs)
     assert cell["ops_per_s"] == 200.0 and cell["repeats"] == 3 and cell["spread_pct"] == 100.0
+    assert cell["ops_per_s_ci95_low"] < 200.0 < cell["ops_per_s_ci95_high"]
+    assert other["ops_per_s_ci95_low"] == other["ops_per_s_ci95_high"] == 50.0  # one run: no interval
     assert cell["cache_hit_ratio"] is None
     assert (other["device"], other["ops_per_s"], other["repeats"]) == ("pcie4", 50.0, 1)
 
@@ -245,17 +247,49 @@ def test_adaptive_claim_own_met_and_not_met():
             row("hybridio-adaptive", 5.0, 50, 200.0)]  # the other objective's run is not a rival
     c = rf.adaptive_claim(rows, "hybridio-adaptive-own")
     assert [(x["degree"], x["passed"]) for x in c["cells"]] == [(0, True), (10, True), (50, True)]
-    assert c["passed"] is True and "in 3 of 3 cells" in c["sentence"] and c["sentence"].endswith(": met.")
+    assert c["passed"] is True and "in 3 of 3 cells" in c["sentence"] and ": met. Paired" in c["sentence"]
+    assert c["state"] == "unresolved"  # medians alone, without the runs, decide nothing
     c = rf.adaptive_claim(rows + [row("posix", 2.0, 50, 100.0), row("hybridio-adaptive-own", 2.0, 50, 94.0)],
                           "hybridio-adaptive-own")
     assert c["passed"] is False and "missed at mixgraph 2:1, 50%: 0.94 of posix" in c["sentence"]
-    assert c["sentence"].endswith("NOT met.")
+    assert ": NOT met. Paired" in c["sentence"]
     # Every cell within 5%, but a static configuration has the higher mean: not met.
     rows = [row("posix", 5.0, d, 100.0) for d in (10, 50)] + \
         [row("hybridio-adaptive-own", 5.0, d, 96.0) for d in (10, 50)]
     c = rf.adaptive_claim(rows, "hybridio-adaptive-own")
     assert all(x["passed"] for x in c["cells"]) and c["passed"] is False and "against posix's 1.000" in c["sentence"]
     assert rf.adaptive_claim([row("posix", 5.0, 10, 1.0)], "hybridio-adaptive-own")["passed"] is None
+
+
+def runs_of(cells, rounds):
+    """Runs, as records with their round, from {(config, degree): [ops per round]}."""
+    return [dict(row(config, 5.0, degree, ops), round=k + 1) for (config, degree), per in cells.items()
+            for k, ops in enumerate(per[:rounds])]
+
+
+@pytest.mark.parametrize("adaptive, state", [
+    ([101.0, 99.5, 103.0, 100.0, 102.0], "met"),      # level with the rival, round after round
+    ([80.0, 78.0, 83.0, 81.0, 79.0], "not_met"),       # a fifth short in every round
+    ([85.0, 108.0, 90.0, 104.0, 88.0], "unresolved"),  # the rounds disagree: the interval straddles 0.95
+])
+def test_paired_rounds_decide_the_adaptive_claim(adaptive, state):
+    # The co-runner's drift moves both in each round: medians alone would be close either way.
+    poll = [100.0, 98.0, 102.0, 99.0, 101.0]
+    records = runs_of({("hybridio-poll", 10): poll, ("hybridio-adaptive-own", 10): adaptive}, 5)
+    rows = rf.summarize([dict(r, budget_mib=1) for r in records])
+    c = rf.adaptive_claim(rows, "hybridio-adaptive-own", records)
+    cell = c["cells"][0]
+    assert cell["rival"] == "hybridio-poll" and cell["state"] == state
+    assert cell["interval"]["n"] == 5 and cell["interval"]["ci95_low"] <= cell["interval"]["value"] \
+        <= cell["interval"]["ci95_high"]
+    assert c["state"] == state
+    assert {"met": ": met.", "not_met": ": NOT met.", "unresolved": ": unresolved."}[state] in c["sentence"]
+
+
+def test_a_round_missing_one_side_is_left_out_of_the_pairs():
+    records = runs_of({("hybridio-poll", 0): [100.0, 100.0, 100.0], ("hybridio-adaptive-own", 0): [99.0, 98.0]}, 3)
+    assert rf.paired(records, "mixgraph", 5.0, 0, "hybridio-adaptive-own", "hybridio-poll",
+                     lambda r: r["ops_per_s"]) == pytest.approx([0.99, 0.98])
 
 
 def test_adaptive_claim_shared_scores_both_tenants():
@@ -313,7 +347,7 @@ def test_poll_against_interrupt_not_met():
     r = rf.poll_vs_interrupt(rows, 5.0)
     assert [(c["id"], c["passed"]) for c in r["claims"]] == [("poll-alone", False), ("poll-contended", False)]
     assert r["crossover_degree"] == 50  # it hurts at 10%, not at 30%, and again from 50%
-    assert all(s.endswith("NOT met.") for s in r["sentences"][:2])
+    assert [c["state"] for c in r["claims"]] == ["unresolved", "unresolved"]  # no runs, no rounds
 
 
 def test_the_plugin_against_posix_direct():
@@ -329,7 +363,8 @@ def test_the_plugin_against_posix_direct():
     assert [(c["id"], c["passed"]) for c in ok] == [
         ("readrandom-hybridio-interrupt-vs-posix", True), ("readrandom-hybridio-poll-vs-posix", True),
         ("mixgraph-hybridio-interrupt-vs-posix", True), ("mixgraph-hybridio-poll-vs-posix", True)]
-    assert "(1.00x, CPU 40.0 against 40.0 µs/op): met." in ok[0]["sentence"]
+    assert "(1.00x, CPU 40.0 against 40.0 µs/op): met; paired by round, ops/s no paired rounds" in ok[0]["sentence"]
+    assert ok[0]["state"] == "unresolved"
     slower = rf.posix_claims(rows(990.0, 1300.0, 30.0), 5.0)
     assert [c["passed"] for c in slower] == [False, True, False, True]
     costlier = rf.posix_claims(rows(1100.0, 999.0, 41.0), 5.0)

@@ -53,3 +53,23 @@ def test_written_schema(rows, tmp_path):
                 "lat_mean_us", "lat_p99_us", "cpu_us_per_io", "corunner_ops_per_s", "corunner_solo_ops_per_s",
                 "repeats", "spread_pct"]
     assert set(required) <= set(summary.COLUMNS)
+
+
+def test_figures_carry_the_interval_of_their_centre(rows):
+    p0 = next(r for r in rows if r["strategy"] == "poll" and r["corunner_load_pct"] == 0)
+    assert p0["iops_ci95_low"] < p0["iops"] == 100 < p0["iops_ci95_high"]
+    assert p0["lat_mean_us_ci95_low"] == pytest.approx(10.0) == p0["lat_mean_us_ci95_high"]  # the same in every repeat
+    one = next(r for r in rows if r["strategy"] == "interrupt")
+    assert one["iops_ci95_low"] == one["iops_ci95_high"] == 80  # one repeat: no interval
+    assert one["corunner_ops_per_s_ci95_low"] is None
+
+
+def test_plots_draw_the_intervals_as_error_bars(rows, tmp_path):
+    from hybridio import plots
+    p100 = [r for r in rows if r["strategy"] == "poll"]
+    lo, hi = plots._err(p100, "iops")
+    assert all(x >= 0 for x in lo + hi) and any(lo) and any(hi)
+    assert plots._err([{"iops": 1.0, "iops_ci95_low": None, "iops_ci95_high": None}], "iops") is None
+    figs = plots.draw_all(rows, ["emu:x"], tmp_path)
+    assert [t for t, _ in figs["emu:x"]] == ["Both tenants, normalised to alone", "Against the interference degree"]
+    assert all(p.stat().st_size > 1000 for _, p in figs["emu:x"])

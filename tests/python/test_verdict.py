@@ -1,4 +1,8 @@
-from hybridio.verdict import adaptive_overall, score, verdict
+import pytest
+
+from hybridio import stats
+from hybridio.matrix import Cell
+from hybridio.verdict import adaptive_overall, noise, paired_verdict, round_scores, score, verdict
 
 
 def row(strategy, load, iops, ops=None, solo_ops=None, target="t"):
@@ -88,3 +92,111 @@ def test_adaptive_overall_averages_every_cell_of_every_target():
     assert set(o["mean_score"]) == {"poll", "interrupt", "adaptive"}
     assert "Over all 8 contention cells (2 targets)" in o["sentence"]
     assert adaptive_overall(THESIS) is None
+
+
+# ---- the paired verdict: rounds, intervals, met / not met / unresolved ----
+
+def run(strategy, load, iops, repeat, ops=None, target="t"):
+    return {"cell": Cell("contention", target, strategy, 1, 1, load, "limited"), "repeat": repeat,
+            "io": {"iops": iops}, "corunner_ops_per_s": ops}
+
+
+def rounds(per_round):
+    """Runs from {(strategy, load): [(iops, co-runner ops/s) per round]}."""
+    return [run(st, ld, iops, k, ops) for (st, ld), xs in per_round.items() for k, (iops, ops) in enumerate(xs)]
+
+
+def test_each_round_is_scored_against_its_own_references():
+    # The device is twice as fast in round 1: scores stay the same, as they should.
+    runs = rounds({("poll", 0): [(100, None), (200, None)], ("interrupt", 0): [(50, None), (100, None)],
+                   ("poll", 50): [(50, 20), (100, 40)]})
+    s = round_scores(runs, {50: {0: 40.0, 1: 80.0}}, "t")
+    assert s[("interrupt", 0)] == {0: (0.5, 50, None), 1: (0.5, 100, None)}
+    assert s[("poll", 50)][0][0] == s[("poll", 50)][1][0] == 1.0  # 0.5 of the best alone + half the co-runner's
+
+
+def test_a_run_without_its_rounds_reference_is_not_scored():
+    runs = rounds({("poll", 0): [(100, None)], ("poll", 50): [(50, 20), (60, 25)]})
+    s = round_scores(runs, {50: {0: 40.0}}, "t")  # round 1 has neither poll alone nor the co-runner alone
+    assert set(s[("poll", 50)]) == {0}
+
+
+def study(adaptive_at_50, rounds_n=5):
+    drift = [1.0, 1.2, 0.9, 1.1, 0.95][:rounds_n]  # the device drifts from round to round
+    per = {("poll", 0): [(100 * d, None) for d in drift], ("interrupt", 0): [(70 * d, None) for d in drift],
+           ("adaptive", 0): [(97 * d, None) for d in drift],
+           ("poll", 50): [(60 * d, 20) for d in drift], ("interrupt", 50): [(45 * d, 38) for d in drift],
+           ("adaptive", 50): [(x * d, 37) for x, d in zip(adaptive_at_50, drift)]}
+    return paired_verdict(rounds(per), {50: dict.fromkeys(range(rounds_n), 40.0)}, "t")
+
+
+def test_paired_claims_with_their_intervals():
+    v = study([46, 45, 47, 46, 45])
+    by = {c["id"]: c for c in v["claims"]}
+    assert by["poll-beats-interrupt-alone"]["state"] == stats.MET
+    assert by["poll-starves-corunner"]["state"] == stats.MET
+    assert by["adaptive-0"]["state"] == stats.MET and by["adaptive-0"]["best_static"] == "poll"
+    assert by["adaptive-50"]["best_static"] == "interrupt" and by["adaptive-50"]["state"] == stats.MET
+    assert by["adaptive-50"]["interval"]["n"] == 5
+    # At 50% adaptive is within 1% of interrupt: a tie, not a win for either.
+    assert v["winners"] == {0: "poll", 50: "tie"}
+    assert v["counts"] == {"met": 4, "not_met": 0, "unresolved": 0}
+    assert v["poll_rank"] == {0: "first", 50: "second"}
+
+
+def test_adaptive_far_behind_is_not_met_and_a_noisy_one_unresolved():
+    assert {c["id"]: c["state"] for c in study([10, 11, 10, 12, 10])["claims"]}["adaptive-50"] == stats.NOT_MET
+    noisy = {c["id"]: c for c in study([20, 48, 25, 50, 44])["claims"]}["adaptive-50"]
+    assert noisy["state"] == stats.UNRESOLVED
+    assert noisy["interval"]["ci95_low"] < 0.95 <= noisy["interval"]["ci95_high"]
+
+
+def test_close_strategies_tie_rather_than_win():
+    per = {("poll", 0): [(100 + k % 2, None) for k in range(5)], ("interrupt", 0): [(100.5, None)] * 5}
+    assert paired_verdict(rounds(per), {}, "t")["winners"] == {0: "tie"}
+
+
+def test_one_round_decides_nothing():
+    v = study([46], rounds_n=1)
+    assert all(c["state"] == stats.UNRESOLVED for c in v["claims"])
+    assert all(c["interval_text"].endswith("no interval)") for c in v["claims"])
+
+
+def test_noise_says_the_spread_alone_and_the_drift():
+    runs = rounds({("poll", 0): [(100, None), (120, None), (90, None)],
+                   ("interrupt", 0): [(70, None), (72, None), (63, None)], ("poll", 50): [(50, 10)] * 3})
+    n = noise(runs, "t")
+    assert n["spread_alone"]["poll"] == pytest.approx(0.3)
+    assert n["spread_alone"]["interrupt"] == pytest.approx(9 / 70)
+    assert n["drift"]["value"] == pytest.approx(0.9)  # both ended 10% below where they began
+    assert "by 13%–30%" in n["sentence"] and "widest: poll" in n["sentence"] and "moved -10%" in n["sentence"]
+    assert noise(rounds({("poll", 0): [(100, None)]}), "t") is None
+
+
+def test_a_strategy_that_did_nothing_in_a_round_does_not_break_the_verdict():
+    per = {("poll", 0): [(1000, None)] * 3, ("interrupt", 0): [(900, None)] * 3,
+           ("adaptive", 0): [(0, None), (1000, None), (990, None)]}
+    v = paired_verdict(rounds(per), {}, "t")
+    assert {c["id"]: c["state"] for c in v["claims"]}["adaptive-0"] == stats.UNRESOLVED
+
+
+def test_a_starved_co_runner_is_the_strongest_evidence_not_none():
+    per = {("poll", 0): [(100, None)] * 3, ("interrupt", 0): [(60, None)] * 3,
+           ("poll", 100): [(50, 0.0)] * 3, ("interrupt", 100): [(40, 500.0)] * 3}
+    v = paired_verdict(rounds(per), {100: dict.fromkeys(range(3), 1000.0)}, "t")
+    starves = {c["id"]: c for c in v["claims"]}["poll-starves-corunner"]
+    assert starves["state"] == stats.MET and starves["interval"]["value"] < 0.01
+
+
+def test_the_sentences_follow_the_rounds_where_there_are_rounds():
+    p = study([46, 45, 47, 46, 45])
+    rows = [row("poll", 0, 100), row("interrupt", 0, 70), row("adaptive", 0, 97),
+            row("poll", 50, 60, 20, 40), row("interrupt", 50, 45, 38, 40), row("adaptive", 50, 46, 37, 40)]
+    v = verdict(rows, "t", p)
+    assert v["winners"] == {0: "poll", 50: "tie"} and v["polling_stops_paying_at"] == 50
+    text = " ".join(v["sentences"])
+    assert "Alone, poll gives the most IOPS (paired by round" in text and "50%: tie" in text
+    assert "As in the thesis, polling beats interrupts" in text
+    noisy = dict(p, claims=[dict(c, state=stats.UNRESOLVED) for c in p["claims"]])
+    text = " ".join(verdict(rows, "t", noisy)["sentences"])
+    assert "Undecided here whether polling beats interrupts" in text and "As in the thesis" not in text

@@ -1,0 +1,166 @@
+"""Intervals and verdicts for repeated, paired measurements.
+
+Every comparison the studies draw is a ratio taken within one round: both
+sides run back to back, in a shuffled order, so that this machine's drift
+from one second to the next falls on both. A ratio is summarised over the
+rounds by its geometric mean, the mean of the log-ratios: ratios compose
+(a/b x b/c = a/c), 2x and 0.5x lie equally far from 1, and the noise of a
+rate is multiplicative. Its 95% interval:
+
+- below 10 rounds, Student's t on the mean of the logs: a resampling cannot
+  reach past the data's own range, so with 3 rounds a bootstrap's interval
+  misses the true mean at least a quarter of the time;
+- from 10 rounds on, the expanded percentile bootstrap of the mean of the
+  logs (Hesterberg, "What Teachers Should Know About the Bootstrap", 2015):
+  the percentile levels are widened by t's small-sample factor, so that it
+  covers as often as it says without assuming normal noise.
+
+A single figure (IOPS, latency) is quoted as the median over its rounds,
+with the same interval for its centre. A claim "ratio >= threshold" is met
+when the whole interval clears the threshold, not met when the whole of it
+falls short, and unresolved when it straddles the threshold. Two
+configurations are ranked only where the 97.5% interval of their ratio
+clears 1 by more than the noise band (1%, as Criterion.rs's noise
+threshold): between two identical ones a winner is named in at most 2.5%
+of studies, and a lead smaller than 1% is a tie however sure it is.
+"""
+import functools
+import math
+import statistics
+from dataclasses import dataclass
+
+import numpy as np
+
+LEVEL = 0.95          # the intervals quoted and the verdicts' level
+RANK_LEVEL = 0.975    # a winner is named at this level: a false one in at most 2.5% of studies
+BOOTSTRAP_FROM = 10   # rounds from which the bootstrap replaces Student's t
+RESAMPLES = 4000
+NOISE_BAND = 0.01     # a lead within 1% is a tie
+
+MET, NOT_MET, UNRESOLVED = "met", "not_met", "unresolved"
+STATE_WORDS = {MET: "met", NOT_MET: "NOT met", UNRESOLVED: "unresolved"}
+
+
+
+@functools.lru_cache(maxsize=None)
+def t_quantile(p, df):
+    """Student's t quantile: the x with P(T <= x) = p, for 0.5 <= p < 1,
+    by bisection on its distribution function (Simpson's rule on the density)."""
+    if df < 1:
+        raise ValueError(f"degrees of freedom must be at least 1, got {df}")
+    if not 0.5 <= p < 1:
+        raise ValueError(f"a quantile's probability must be in [0.5, 1), got {p}")
+    c = math.exp(math.lgamma((df + 1) / 2) - math.lgamma(df / 2)) / math.sqrt(df * math.pi)
+
+    def cdf(x, steps=2000):
+        h = x / steps
+        f = [c * (1 + (k * h) ** 2 / df) ** (-(df + 1) / 2) for k in range(steps + 1)]
+        return 0.5 + h / 3 * (f[0] + f[-1] + 4 * sum(f[1:-1:2]) + 2 * sum(f[2:-1:2]))
+
+    lo, hi = 0.0, 1.0
+    while cdf(hi) < p:
+        lo, hi = hi, hi * 2
+    for _ in range(50):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if cdf(mid) < p else (lo, mid)
+    return (lo + hi) / 2
+
+
+@dataclass(frozen=True)
+class Interval:
+    value: float    # the geometric mean (ratios) or the median (figures)
+    low: float      # the 95% interval; equal to value with one round
+    high: float
+    n: int          # rounds
+    method: str     # "t", "bootstrap" or "single"
+
+    def as_dict(self, prefix=""):
+        return {f"{prefix}value": self.value, f"{prefix}ci95_low": self.low, f"{prefix}ci95_high": self.high,
+                f"{prefix}n": self.n, f"{prefix}ci_method": self.method}
+
+    def text(self, digits=2):
+        if self.n < 2:
+            return f"{self.value:.{digits}f} (1 round, no interval)"
+        return f"{self.value:.{digits}f} [{self.low:.{digits}f}, {self.high:.{digits}f}]"
+
+
+def _mean_interval(xs, seed, level):
+    """(low, high, method) of an interval at `level` on the mean of xs (n >= 2)."""
+    n = len(xs)
+    mean = statistics.fmean(xs)
+    q = t_quantile(1 - (1 - level) / 2, n - 1)
+    if n < BOOTSTRAP_FROM:
+        half = q * statistics.stdev(xs) / math.sqrt(n)
+        return mean - half, mean + half, "t"
+    # Expanded percentile: the tail area that, on a normal, lies beyond
+    # sqrt(n / (n - 1)) t quantiles.
+    tail = 0.5 * math.erfc(math.sqrt(n / (n - 1)) * q / math.sqrt(2))
+    data = np.asarray(xs, dtype=float)
+    means = data[np.random.default_rng(seed).integers(0, n, size=(RESAMPLES, n))].mean(axis=1)
+    lo, hi = np.quantile(means, [tail, 1 - tail])
+    return float(lo), float(hi), "bootstrap"
+
+
+def ratio_interval(ratios, seed=0, level=LEVEL):
+    """The geometric mean of per-round ratios (all > 0) and its interval."""
+    xs = [r for r in ratios if r is not None]
+    if not xs:
+        raise ValueError("no ratios to summarise")
+    bad = [r for r in xs if not r > 0]
+    if bad:
+        raise ValueError(f"a ratio must be positive, got {bad[0]}")
+    logs = [math.log(r) for r in xs]
+    value = math.exp(statistics.fmean(logs))
+    if len(logs) < 2:
+        return Interval(value, value, value, 1, "single")
+    lo, hi, how = _mean_interval(logs, seed, level)
+    return Interval(value, math.exp(lo), math.exp(hi), len(logs), how)
+
+
+def figure_interval(values, seed=0):
+    """The median of a figure over its rounds, with the 95% interval of its
+    centre (on the logs where every value is positive); None without values."""
+    xs = [v for v in values if v is not None]
+    if not xs:
+        return None
+    med = statistics.median(xs)
+    if len(xs) < 2:
+        return Interval(med, med, med, 1, "single")
+    if all(v > 0 for v in xs):
+        lo, hi, how = _mean_interval([math.log(v) for v in xs], seed, LEVEL)
+        lo, hi = math.exp(lo), math.exp(hi)
+    else:
+        lo, hi, how = _mean_interval(xs, seed, LEVEL)
+    return Interval(med, min(lo, med), max(hi, med), len(xs), how)
+
+
+def judge(interval, threshold):
+    """met / not_met / unresolved for the claim "ratio >= threshold"."""
+    if interval.n < 2:
+        return UNRESOLVED
+    if interval.low >= threshold:
+        return MET
+    if interval.high < threshold:
+        return NOT_MET
+    return UNRESOLVED
+
+
+def rank(ratios, seed=0):
+    """For per-round ratios a/b: "first" if a leads, "second" if b does,
+    else "tie". Named at RANK_LEVEL and beyond the noise band."""
+    iv = ratio_interval(ratios, seed, RANK_LEVEL)
+    if iv.n >= 2 and iv.low > 1 + NOISE_BAND:
+        return "first"
+    if iv.n >= 2 and iv.high < 1 / (1 + NOISE_BAND):
+        return "second"
+    return "tie"
+
+
+def uncertainty(interval, threshold):
+    """How far a claim is from resolving: the interval's width on the log
+    scale, over its distance to the threshold (larger: repeat it first)."""
+    if interval.n < 2:
+        return math.inf
+    width = math.log(interval.high) - math.log(interval.low)
+    gap = abs(math.log(interval.value) - math.log(threshold))
+    return width / gap if gap > 0 else math.inf
