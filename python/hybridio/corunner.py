@@ -151,6 +151,42 @@ class CoRunner:
         return False
 
 
+class CpuMeter:
+    """Samples a co-runner's CPU time (CoRunner.cpu_s) every `period` s in a
+    thread of its own: a read after its processes have exited finds nothing,
+    so the rate is taken between the first and the last sample that found
+    it. rate() is in cores: CPU seconds per second."""
+
+    def __init__(self, co, period=0.1):
+        self.co, self.period = co, period
+        self.samples = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self):
+        while True:
+            t, cpu = time.monotonic(), self.co.cpu_s()
+            if cpu > 0:
+                self.samples.append((t, cpu))
+            if self._stop.wait(self.period):
+                return
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+        return False
+
+    def rate(self):
+        if len(self.samples) < 2 or self.samples[-1][0] <= self.samples[0][0]:
+            return None
+        (t0, c0), (t1, c1) = self.samples[0], self.samples[-1]
+        return (c1 - c0) / (t1 - t0)
+
+
 def expand_cpus(spec):
     """'1', '0-1', '0,2' -> list of CPU numbers; raises UsageError naming a bad spec."""
     cpus = []

@@ -184,17 +184,22 @@ class Runner:
         return hiobench.run(cmd, self.a.runtime * 5 + 60, self.limit.add)
 
     def cell(self, cell):
+        """hio-bench's output, and the co-runner's bogo ops/s and CPU (in cores) beside it (None without one)."""
         if not cell.load_pct:
-            return self.io(cell), None
+            return self.io(cell), None, None
         with corunner.CoRunner(self.a.corunner, cell.load_pct, self.cfg["cores"], self.a.runtime) as co:
             self.limit.add(co.proc.pid)
-            out = self.io(cell)
-            return out, co.result()
+            with corunner.CpuMeter(co) as meter:
+                out = self.io(cell)
+            return out, co.result(), meter.rate()
 
     def corunner_alone(self, load):
+        """The co-runner alone: its bogo ops/s and its CPU in cores."""
         with corunner.CoRunner(self.a.corunner, load, self.cfg["cores"], self.a.runtime) as co:
             self.limit.add(co.proc.pid)
-            return co.result()
+            with corunner.CpuMeter(co) as meter:
+                ops = co.result()
+            return ops, meter.rate()
 
 
 def run(a, cfg):
@@ -218,38 +223,49 @@ def run(a, cfg):
     minutes = ((total - timeline_runs - len(handle_plan) - bursty_runs) * (a.runtime + 0.3)
                + timeline_runs * 3 * a.timeline + handles.estimate_s(handle_plan, a.runtime)
                + bursty_runs * (BURSTY_RUNTIME + 0.3) + cfg["budget_s"]) / 60
-    print(f"hio-study: {len(cells)} cells x {a.repeats} repeat(s) + {len(solo_loads) * a.repeats} co-runner-alone "
+    print(f"hio-study: {len(plan)} runs of {len(cells)} cells ({a.repeats} round(s); the scaling experiment's "
+          f"{min(a.repeats, SCALING_ROUNDS)}) + {len(solo_loads) * a.repeats} co-runner-alone "
           f"runs, {a.runtime} s each, + {timeline_runs} timeline runs of {3 * a.timeline} s "
           f"+ {bursty_runs} bursty-neighbour runs of {BURSTY_RUNTIME} s "
           f"+ {len(handle_plan)} handle-experiment runs ({a.handles} repeat(s), all cores) "
           f"+ up to {cfg['budget_s'] / 60:g} min of rounds where a verdict is unresolved "
           f"(about {minutes:.1f} min); results in {out}",
           flush=True)
+    # A CPU-bound co-runner's progress is the CPU time it got (its schedstat):
+    # its bogo ops count in coarse steps over a 1 s run. A memory-bound one's is its ops.
+    progress = "corunner_cpu" if a.corunner == "cpu" else "corunner_ops_per_s"
     limit = CoreLimit(cfg["cores"])
     runner = Runner(a, cfg, limit)
     measurements, corunner_solo, tl, burst_results = [], {}, {}, []
     handle_results = handles.new_results(a.hio_bench, a.runtime, a.handles, a.file, a.size, len(handle_plan))
     interrupted = False
     handles_failed = False
-    corunner_rounds = {}  # {load: {round: ops/s}}: each round's own reference
+    # Each round's own reference, the co-runner alone: {load: {round: figure}},
+    # by the figure the score uses (PROGRESS), and by the other for the check.
+    corunner_rounds = {"corunner_ops_per_s": {}, "corunner_cpu": {}}
     extra_rounds = []
     bar = tqdm(total=total, unit="run", dynamic_ncols=True)
 
     def corunner_alone(load, r):
         bar.set_description(f"co-runner alone {load}%")
-        ops = runner.corunner_alone(load)
+        ops, cpu = runner.corunner_alone(load)
         corunner_solo.setdefault(load, []).append(ops)
-        corunner_rounds.setdefault(load, {})[r] = ops
+        corunner_rounds["corunner_ops_per_s"].setdefault(load, {})[r] = ops
+        corunner_rounds["corunner_cpu"].setdefault(load, {})[r] = cpu
         bar.update()
 
     def measure(c, r):
         bar.set_description(f"{c.target[:18]} {c.strategy} {c.threads}t {c.load_pct}%")
-        text, ops = runner.cell(c)
+        text, ops, cpu = runner.cell(c)
         (out / "raw" / f"{len(measurements):04d}.json").write_text(
-            json.dumps({"cell": c.__dict__, "repeat": r, "corunner_ops_per_s": ops,
+            json.dumps({"cell": c.__dict__, "repeat": r, "corunner_ops_per_s": ops, "corunner_cpu": cpu,
                         "hio_bench": json.loads(text)}, indent=1))
-        measurements.append({"cell": c, "repeat": r, "io": hiobench.parse(text), "corunner_ops_per_s": ops})
+        measurements.append({"cell": c, "repeat": r, "io": hiobench.parse(text), "corunner_ops_per_s": ops,
+                             "corunner_cpu": cpu})
         bar.update()
+
+    def paired(t):
+        return verdict.paired_verdict(measurements, corunner_rounds[progress], t, progress)
 
     try:
         for rep in range(a.repeats):
@@ -261,8 +277,7 @@ def run(a, cfg):
         # Then, within the budget, more rounds where a verdict is unresolved.
         started = time.monotonic()
         while cfg["budget_s"] > 0:
-            pick = rounds.most_uncertain({t: verdict.paired_verdict(measurements, corunner_rounds, t)["claims"]
-                                          for t in cfg["targets"]})
+            pick = rounds.most_uncertain({t: paired(t)["claims"] for t in cfg["targets"]})
             if pick is None:
                 break
             target, load, claim = pick
@@ -323,13 +338,15 @@ def run(a, cfg):
         path = out / "plots" / f"{plots.slug(t)}-timeline.png"
         if plots.timeline(tl.get(t), t, path):
             figures[t].append(("The co-runner starts and stops", path))
-        paired = verdict.paired_verdict(measurements, corunner_rounds, t)
-        v = verdict.verdict(rows, t, paired)
-        v["claims"] = paired["claims"] + bursty.claims(burst_rows, t)
-        v["paired_winners"] = paired["winners"]
+        p = paired(t)
+        v = verdict.verdict(rows, t, p)
+        v["claims"] = p["claims"] + bursty.claims(burst_rows, t)
+        v["paired_winners"] = p["winners"]
         v["claim_counts"] = {k: sum(c["state"] == k for c in v["claims"]) for k in ("met", "not_met", "unresolved")}
         v["noise"] = verdict.noise(measurements, t)
-        v["sentences"] = v["sentences"] + paired["sentences"] + ([v["noise"]["sentence"]] if v["noise"] else [])
+        v["progress_agreement"] = verdict.progress_agreement(measurements, corunner_rounds, t)
+        v["sentences"] = (v["sentences"] + p["sentences"] + ([v["noise"]["sentence"]] if v["noise"] else [])
+                          + ([v["progress_agreement"]["sentence"]] if v["progress_agreement"] else []))
         v["timeline"], said = timeline.findings(tl, rows, t)
         v["sentences"] = v["sentences"] + said + bursty.findings(burst_rows, burst_react, t)
         path = out / "plots" / f"{plots.slug(t)}-bursty.png"

@@ -9,6 +9,7 @@ measures its own references (every strategy alone, the co-runner alone), so
 a run's score is taken against its own round's, and every comparison is a
 ratio within a round, summarised with its 95% interval (hybridio.stats).
 """
+import math
 import statistics
 
 from . import stats
@@ -150,11 +151,13 @@ def adaptive_overall(rows):
                         f"{'' if beats else ', so adaptive does not beat every static strategy here'}."}
 
 
-def round_scores(runs, corunner_alone, target):
-    """{(strategy, load): {round: (score, iops, corunner ops/s)}} of one
+def round_scores(runs, corunner_alone, target, progress="corunner_ops_per_s"):
+    """{(strategy, load): {round: (score, iops, co-runner progress)}} of one
     target's contention runs, each scored against its own round's references:
     the best IOPS alone among that round's strategies and the co-runner alone
-    in that round (corunner_alone: {load: {round: ops/s}})."""
+    in that round (corunner_alone: {load: {round: figure}}). progress names
+    the co-runner's figure: its bogo ops/s, or the CPU it got
+    ("corunner_cpu", in cores)."""
     mine = [r for r in runs if r["cell"].experiment == "contention" and r["cell"].target == target]
     best_solo = {}
     for r in mine:
@@ -169,10 +172,10 @@ def round_scores(runs, corunner_alone, target):
         sc = r["io"]["iops"] / solo
         if c.load_pct:
             alone = corunner_alone.get(c.load_pct, {}).get(k)
-            if not alone or r["corunner_ops_per_s"] is None:
+            if not alone or r.get(progress) is None:
                 continue
-            sc += r["corunner_ops_per_s"] / alone
-        out.setdefault((c.strategy, c.load_pct), {})[k] = (sc, r["io"]["iops"], r["corunner_ops_per_s"])
+            sc += r[progress] / alone
+        out.setdefault((c.strategy, c.load_pct), {})[k] = (sc, r["io"]["iops"], r.get(progress))
     return out
 
 
@@ -201,12 +204,12 @@ def _claim(cid, text, ratios, threshold, below=False):
             "interval": iv.as_dict() if iv else None, "interval_text": iv.text() if iv else "no paired rounds"}
 
 
-def paired_verdict(runs, corunner_alone, target):
+def paired_verdict(runs, corunner_alone, target, progress="corunner_ops_per_s"):
     """The target's claims from its paired rounds, each met / not_met /
     unresolved with its interval, the winner per load where the interval
     names one (else a tie), poll against interrupt per load ("first",
     "second" or "tie"), and sentences that say the claims."""
-    scores = round_scores(runs, corunner_alone, target)
+    scores = round_scores(runs, corunner_alone, target, progress)
     loads = sorted({ld for _, ld in scores})
     strategies = sorted({st for st, _ in scores})
     claims, winners, said = [], {}, []
@@ -266,3 +269,27 @@ def noise(runs, target):
                 f"{drift.value - 1:+.0%}" + (f" [{drift.low - 1:+.0%}, {drift.high - 1:+.0%}]" if drift.n >= 2 else "")
                 + ". Ratios within a round cancel what the rounds share.")
     return {"spread_alone": spread, "drift": drift.as_dict(), "sentence": sentence}
+
+
+def progress_agreement(runs, corunner_alone, target):
+    """Whether the co-runner's two measures of progress agree: per run, its
+    CPU time over the round's CPU alone against its bogo ops over the
+    round's ops alone. corunner_alone: {"corunner_cpu": {load: {round: cores}},
+    "corunner_ops_per_s": {load: {round: ops/s}}}. None where either is missing."""
+    ratios = []
+    for r in runs:
+        c, k = r["cell"], r["repeat"]
+        if c.experiment != "contention" or c.target != target or not c.load_pct:
+            continue
+        cpu_alone = corunner_alone["corunner_cpu"].get(c.load_pct, {}).get(k)
+        ops_alone = corunner_alone["corunner_ops_per_s"].get(c.load_pct, {}).get(k)
+        if cpu_alone and ops_alone and r.get("corunner_cpu") and r.get("corunner_ops_per_s"):
+            ratios.append((r["corunner_cpu"] / cpu_alone) / (r["corunner_ops_per_s"] / ops_alone))
+    if len(ratios) < 2:
+        return None
+    iv = stats.ratio_interval(ratios)
+    logs = sorted(abs(math.log(x)) for x in ratios)
+    p90 = math.exp(logs[int(0.9 * (len(logs) - 1))]) - 1
+    return {"cpu_over_ops": iv.as_dict(), "p90_disagreement": p90, "runs": len(ratios),
+            "sentence": f"The co-runner's progress by the CPU it got (the score's) against by its bogo ops: "
+                        f"{iv.text(3)} over {len(ratios)} runs; 90% of the runs agree within {p90:.0%}."}

@@ -7,6 +7,7 @@ import time
 import pytest
 
 from stress_procs import stress_ng_pids
+from hybridio import corunner
 from hybridio.corunner import CoRunner
 
 
@@ -44,3 +45,20 @@ def test_study_stops_cleanly_on_sigint(no_stray_stress_ng, hio_bench, tmp_path):
     assert "interrupted" in err
     assert (out / "summary.csv").exists() and (out / "report.html").exists()
     assert "partial results" in (out / "report.html").read_text()
+
+
+def test_cpu_meter_reads_the_co_runners_cpu_in_cores():
+    with corunner.CoRunner("cpu", 50, "0", 2) as co:
+        with corunner.CpuMeter(co, period=0.05) as meter:
+            time.sleep(1.0)
+        rate = meter.rate()
+    assert rate is not None and 0.3 < rate < 0.7, rate  # half of one core, give or take the scheduler
+
+
+def test_cpu_meter_without_samples_says_none():
+    class Gone:
+        def cpu_s(self):
+            return 0
+    with corunner.CpuMeter(Gone(), period=0.01) as meter:
+        time.sleep(0.05)
+    assert meter.rate() is None

@@ -2,7 +2,8 @@ import pytest
 
 from hybridio import stats
 from hybridio.matrix import Cell
-from hybridio.verdict import adaptive_overall, noise, paired_verdict, round_scores, score, verdict
+from hybridio.verdict import (adaptive_overall, noise, paired_verdict, progress_agreement, round_scores, score,
+                              verdict)
 
 
 def row(strategy, load, iops, ops=None, solo_ops=None, target="t"):
@@ -200,3 +201,18 @@ def test_the_sentences_follow_the_rounds_where_there_are_rounds():
     noisy = dict(p, claims=[dict(c, state=stats.UNRESOLVED) for c in p["claims"]])
     text = " ".join(verdict(rows, "t", noisy)["sentences"])
     assert "Undecided here whether polling beats interrupts" in text and "As in the thesis" not in text
+
+
+def test_the_score_can_take_the_co_runners_cpu_and_the_two_measures_are_compared():
+    runs = [dict(r, corunner_cpu=0.5 if r["cell"].load_pct else None)
+            for r in rounds({("poll", 0): [(100, None)] * 3, ("poll", 50): [(50, 20.0), (50, 30.0), (50, 25.0)]})]
+    cpu_alone = {50: dict.fromkeys(range(3), 0.5)}
+    ops_alone = {50: dict.fromkeys(range(3), 25.0)}
+    s = round_scores(runs, cpu_alone, "t", "corunner_cpu")
+    assert [v[0] for v in s[("poll", 50)].values()] == [1.5, 1.5, 1.5]  # steady by CPU...
+    s = round_scores(runs, ops_alone, "t")
+    assert [v[0] for v in s[("poll", 50)].values()] == [1.3, 1.7, 1.5]  # ...not by bogo ops
+    a = progress_agreement(runs, {"corunner_cpu": cpu_alone, "corunner_ops_per_s": ops_alone}, "t")
+    assert a["runs"] == 3 and a["p90_disagreement"] == pytest.approx(0.2)  # 1/0.8, 1/1.2, 1: |log| 0.22, 0.18, 0
+    assert "agree within 20%" in a["sentence"]
+    assert progress_agreement(runs, {"corunner_cpu": {}, "corunner_ops_per_s": ops_alone}, "t") is None
