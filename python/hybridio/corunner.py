@@ -120,11 +120,11 @@ class CoRunner:
         with open(self._yaml) as f:
             return parse_yaml_ops(f.read())
 
-    def cpu_s(self):
-        """CPU seconds its processes (its process group) have received so far,
-        from their schedstat: stress-ng's workers, killed, are never reaped by
-        us, so their time never reaches our rusage."""
-        total = 0
+    def cpu_by_pid(self):
+        """{pid: CPU ns} of its live processes (its process group), from their
+        schedstat: stress-ng's workers, killed, are never reaped by us, so
+        their time never reaches our rusage."""
+        out = {}
         for pid in os.listdir("/proc"):
             if not pid.isdigit():
                 continue
@@ -132,10 +132,14 @@ class CoRunner:
                 if os.getpgid(int(pid)) != self.proc.pid:
                     continue
                 with open(f"/proc/{pid}/schedstat") as f:
-                    total += int(f.read().split()[0])
+                    out[int(pid)] = int(f.read().split()[0])
             except (OSError, ValueError):
                 continue  # gone meanwhile
-        return total / 1e9
+        return out
+
+    def cpu_s(self):
+        """CPU seconds its live processes have received so far."""
+        return sum(self.cpu_by_pid().values()) / 1e9
 
     def kill(self):
         if self._duty:
@@ -152,21 +156,23 @@ class CoRunner:
 
 
 class CpuMeter:
-    """Samples a co-runner's CPU time (CoRunner.cpu_s) every `period` s in a
-    thread of its own: a read after its processes have exited finds nothing,
-    so the rate is taken between the first and the last sample that found
-    it. rate() is in cores: CPU seconds per second."""
+    """Samples a co-runner's CPU time per process (CoRunner.cpu_by_pid) every
+    `period` s in a thread of its own; rate() is in cores, CPU seconds per
+    second, between the first and the last sample that found it. Summed over
+    processes, the CPU is not monotonic: a worker that exits takes its time
+    with it. So each process counts from its first sample, or from 0 if it
+    started after the first one, to the last sample that saw it."""
 
     def __init__(self, co, period=0.1):
         self.co, self.period = co, period
-        self.samples = []
+        self.samples = []  # (time, {pid: ns})
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self):
         while True:
-            t, cpu = time.monotonic(), self.co.cpu_s()
-            if cpu > 0:
+            t, cpu = time.monotonic(), self.co.cpu_by_pid()
+            if cpu:
                 self.samples.append((t, cpu))
             if self._stop.wait(self.period):
                 return
@@ -183,8 +189,14 @@ class CpuMeter:
     def rate(self):
         if len(self.samples) < 2 or self.samples[-1][0] <= self.samples[0][0]:
             return None
-        (t0, c0), (t1, c1) = self.samples[0], self.samples[-1]
-        return (c1 - c0) / (t1 - t0)
+        first, last = {}, {}
+        for _, cpu in self.samples:
+            for pid, ns in cpu.items():
+                first.setdefault(pid, ns)
+                last[pid] = ns
+        start = self.samples[0][1]
+        used = sum(last[pid] - (first[pid] if pid in start else 0) for pid in last)
+        return used / 1e9 / (self.samples[-1][0] - self.samples[0][0])
 
 
 def expand_cpus(spec):

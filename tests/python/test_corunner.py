@@ -57,8 +57,18 @@ def test_cpu_meter_reads_the_co_runners_cpu_in_cores():
 
 def test_cpu_meter_without_samples_says_none():
     class Gone:
-        def cpu_s(self):
-            return 0
+        def cpu_by_pid(self):
+            return {}
     with corunner.CpuMeter(Gone(), period=0.01) as meter:
         time.sleep(0.05)
     assert meter.rate() is None
+
+
+def test_cpu_meter_keeps_what_an_exited_worker_used_and_counts_a_late_one_whole():
+    meter = corunner.CpuMeter(None)
+    # The parent and worker 11 at 0 s; worker 12 starts late; 11 exits before the end.
+    meter.samples = [(0.0, {10: 1_000_000, 11: 5_000_000}),
+                     (0.5, {10: 1_000_000, 11: 255_000_000, 12: 50_000_000}),
+                     (1.0, {10: 2_000_000, 12: 300_000_000})]
+    # 1 ms + 250 ms + 300 ms over 1 s: the sum over live processes would read 0.296.
+    assert meter.rate() == pytest.approx(0.551)
