@@ -70,11 +70,12 @@ Mode Adaptive::begin_wait(uint64_t now) {
     // A neighbour that arrives or leaves ends the tick once the level has
     // moved (LevelHold): the level it leads to has its own table of what
     // each mode costs. Such a tick straddles the change, so it teaches nothing.
-    bool moved = level_.update(now, g.neighbours(cpu_).others) != tick_level_ && age >= p.tick_ns / 4;
-    if (moved) end_tick(now, false);
+    NeighbourView seen = g.neighbours(cpu_);
+    bool moved = level_.update(now, seen.others) != tick_level_ && age >= p.tick_ns / 4;
+    if (moved) end_tick(now, seen, false);
     else if (settling_ && age >= p.settle_ns) settled(now);
     else if (!settling_ && age >= tick && (tick_.completions >= p.min_completions || age >= kMaxTickStretch * tick))
-      end_tick(now, !level_.away());
+      end_tick(now, seen, !level_.away());
   }
   ran_ = mode_;
   if (mode_ == Mode::poll && !g.claim_spin(cpu_, this, now) && sleeping_frees_core()) {
@@ -93,9 +94,9 @@ void Adaptive::settled(uint64_t now) {
   settling_ = false;
 }
 
-void Adaptive::end_tick(uint64_t now, bool learn) {
+void Adaptive::end_tick(uint64_t now, const NeighbourView& seen, bool learn) {
   uint64_t cpu = thread_cpu_ns();
-  seen_ = gov().neighbours(cpu_);
+  seen_ = seen;
   tick_.wall_ns = now - tick_start_;
   // A queue reaped from several threads ends ticks on different threads,
   // whose CPU clocks do not continue each other's (docs/adaptive.md, Limits).
@@ -105,7 +106,7 @@ void Adaptive::end_tick(uint64_t now, bool learn) {
   mode_ns_[int(ran_)] += tick_.wall_ns;
   Signals sig;
   sig.contention = seen_.others;
-  sig.level = level_.update(now, seen_.others);
+  sig.level = level_.level();  // updated with this view by the caller
   sig.demand = seen_.demand;
   sig.idle = seen_.idle;
   sig.objective = objective_.load(std::memory_order_relaxed);

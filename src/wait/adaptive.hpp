@@ -55,8 +55,9 @@ class Adaptive {
   uint64_t probes() const { return policy_.probes(); }
 
  private:
+  // seen: the other tenants now, the level already updated with them;
   // learn: the tick measured one situation (no change of level within it).
-  void end_tick(uint64_t now, bool learn);
+  void end_tick(uint64_t now, const NeighbourView& seen, bool learn);
   // The first tick after a change of mode is over: measuring starts.
   void settled(uint64_t now);
 
