@@ -113,18 +113,6 @@ def paired(records, workload, ratio, degree, a, b, score):
     return [sa[k] / sb[k] for k in sorted(sa) if k in sb]
 
 
-def state_of(ratios, threshold, below=False):
-    """The verdict on "ratio >= threshold" (or "< threshold" with below) from
-    per-round ratios, and their interval; unresolved without two rounds."""
-    if not ratios:
-        return stats.UNRESOLVED, None
-    iv = stats.ratio_interval(ratios)
-    st = stats.judge(iv, threshold)
-    if below:
-        st = {stats.MET: stats.NOT_MET, stats.NOT_MET: stats.MET}.get(st, st)
-    return st, iv
-
-
 def worst_state(states):
     """A claim over several cells: not met if one is, unresolved if one is, else met."""
     states = list(states)
@@ -133,10 +121,6 @@ def worst_state(states):
     if stats.UNRESOLVED in states or not states:
         return stats.UNRESOLVED
     return stats.MET
-
-
-def _iv(iv):
-    return iv.text() if iv else "no paired rounds"
 
 
 def combined(rows, row):
@@ -181,11 +165,11 @@ def adaptive_claim(rows, config="hybridio-adaptive", records=()):
             means.setdefault(r["config"], []).append(v / bv)
         # Against the best of the others, round by round.
         rival = max(((r, v) for r, v in here if r["config"] != config), key=lambda x: x[1])[0]["config"]
-        st, iv = state_of(paired(records, workload, ratio, degree, config, rival, score), ADAPTIVE_REACH)
+        st, iv = stats.decide(paired(records, workload, ratio, degree, config, rival, score), ADAPTIVE_REACH)
         judged.append({"workload": workload, "ratio": ratio, "degree": degree, "adaptive": ad, "best": best["config"],
                        "best_score": bv, "score": ad / bv, "passed": _at_least(ad, ADAPTIVE_REACH * bv),
                        "rival": rival, "state": st, "interval": iv.as_dict() if iv else None,
-                       "interval_text": _iv(iv)})
+                       "interval_text": stats.describe(iv)})
     text = (f"{config} (objective {objective}): in every cell, its {what} >= {ADAPTIVE_REACH:g} x the best "
             f"configuration's, and the highest mean over the cells")
     if not judged:
@@ -264,7 +248,7 @@ def poll_vs_interrupt(rows, sweep_ratio, records=()):
         pr = paired(records, "mixgraph", ratio, degree, "hybridio-poll", "hybridio-interrupt", lambda x: x["ops_per_s"])
         iv = stats.ratio_interval(pr) if pr else None
         table.append({"ratio": ratio, "degree": degree, "poll_ops_per_s": p["ops_per_s"], "paired": pr,
-                      "ops_ratio_interval": iv.as_dict() if iv else None, "ops_ratio_text": _iv(iv),
+                      "ops_ratio_interval": iv.as_dict() if iv else None, "ops_ratio_text": stats.describe(iv),
                       "interrupt_ops_per_s": i["ops_per_s"], "ops_ratio": ops,
                       "mean_latency_ratio": p["micros_per_op"] / i["micros_per_op"] if i["micros_per_op"] else None,
                       "p99_ratio": p["p99_us"] / i["p99_us"] if p["p99_us"] and i["p99_us"] else None,
@@ -274,7 +258,7 @@ def poll_vs_interrupt(rows, sweep_ratio, records=()):
     contended = [t for t in table if t["degree"] >= 10]
     if alone:
         ok = all(_at_least(t["ops_ratio"], HURTS) for t in alone)
-        st = worst_state(state_of(t["paired"], HURTS)[0] for t in alone)
+        st = worst_state(stats.decide(t["paired"], HURTS)[0] for t in alone)
         claims.append({"id": "poll-alone", "text": f"alone, hybridio-poll's ops/s >= {HURTS:g} x hybridio-interrupt's "
                                                    f"at every ratio (the thesis: polling wins or ties alone)",
                        "passed": ok, "state": st})
@@ -283,7 +267,7 @@ def poll_vs_interrupt(rows, sweep_ratio, records=()):
                     f" (the thesis, SPDK / Posix: 2:1 ≈ equal, 5:1 +12%, 10:1 +48%): {stats.STATE_WORDS[st]}.")
     if contended:
         ok = all(t["ops_ratio"] < HURTS for t in contended)
-        st = worst_state(state_of(t["paired"], HURTS, below=True)[0] for t in contended)
+        st = worst_state(stats.decide(t["paired"], HURTS, below=True)[0] for t in contended)
         claims.append({"id": "poll-contended", "text": f"from 10% interference on, hybridio-poll's ops/s < {HURTS:g} x "
                                                        f"hybridio-interrupt's in every cell (the thesis: 10% costs "
                                                        f"SPDK ~50%, Posix < 1%)", "passed": ok, "state": st})
@@ -327,14 +311,14 @@ def posix_claims(rows, sweep_ratio, records=()):
                             else ", CPU per operation not measured")
             text = (f"{workload} alone: {config}'s ops/s >= {POSIX_REACH:g} x posix-direct's"
                     + (" at no more CPU per operation" if cpu else ""))
-            st, iv = state_of(paired(records, workload, sweep_ratio, 0, config, "posix-direct",
+            st, iv = stats.decide(paired(records, workload, sweep_ratio, 0, config, "posix-direct",
                                      lambda x: x["ops_per_s"]), POSIX_REACH)
-            said = f"ops/s {_iv(iv)}"
+            said = f"ops/s {stats.describe(iv)}"
             if cpu:
-                cst, civ = state_of(paired(records, workload, sweep_ratio, 0, "posix-direct", config,
+                cst, civ = stats.decide(paired(records, workload, sweep_ratio, 0, "posix-direct", config,
                                            lambda x: x.get("cpu_us_per_op")), 1.0)
                 st = worst_state([st, cst])
-                said += f", posix-direct's CPU per operation over ours {_iv(civ)}"
+                said += f", posix-direct's CPU per operation over ours {stats.describe(civ)}"
             claims.append({"id": f"{workload}-{config}-vs-posix", "text": text, "passed": ok, "ratio": r,
                            "state": st, "interval": iv.as_dict() if iv else None,
                            "sentence": f"{workload} alone: {config} {h['ops_per_s']:,.0f} ops/s, posix-direct "

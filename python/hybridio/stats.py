@@ -145,6 +145,23 @@ def judge(interval, threshold):
     return UNRESOLVED
 
 
+def decide(ratios, threshold, below=False):
+    """(state, interval) of the claim "ratio >= threshold" (or "< threshold"
+    with below) from per-round ratios; unresolved and None without any."""
+    if not ratios:
+        return UNRESOLVED, None
+    iv = ratio_interval(ratios)
+    st = judge(iv, threshold)
+    if below:
+        st = {MET: NOT_MET, NOT_MET: MET}.get(st, st)
+    return st, iv
+
+
+def describe(interval):
+    """An interval in words, or that nothing paired."""
+    return interval.text() if interval else "no paired rounds"
+
+
 def rank(ratios, seed=0):
     """For per-round ratios a/b: "first" if a leads, "second" if b does,
     else "tie". Named at RANK_LEVEL and beyond the noise band."""

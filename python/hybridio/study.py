@@ -236,12 +236,12 @@ def run(a, cfg):
     progress = "corunner_cpu" if a.corunner == "cpu" else "corunner_ops_per_s"
     limit = CoreLimit(cfg["cores"])
     runner = Runner(a, cfg, limit)
-    measurements, corunner_solo, tl, burst_results = [], {}, {}, []
+    measurements, tl, burst_results = [], {}, []
     handle_results = handles.new_results(a.hio_bench, a.runtime, a.handles, a.file, a.size, len(handle_plan))
     interrupted = False
     handles_failed = False
     # Each round's own reference, the co-runner alone: {load: {round: figure}},
-    # by the figure the score uses (PROGRESS), and by the other for the check.
+    # by the figure the score uses (progress), and by the other for the check.
     corunner_rounds = {"corunner_ops_per_s": {}, "corunner_cpu": {}}
     extra_rounds = []
     bar = tqdm(total=total, unit="run", dynamic_ncols=True)
@@ -249,7 +249,6 @@ def run(a, cfg):
     def corunner_alone(load, r):
         bar.set_description(f"co-runner alone {load}%")
         ops, cpu = runner.corunner_alone(load)
-        corunner_solo.setdefault(load, []).append(ops)
         corunner_rounds["corunner_ops_per_s"].setdefault(load, {})[r] = ops
         corunner_rounds["corunner_cpu"].setdefault(load, {})[r] = cpu
         bar.update()
@@ -325,7 +324,8 @@ def run(a, cfg):
     finally:
         bar.close()
         limit.close()
-    rows = summary.summarize(measurements, corunner_solo)
+    rows = summary.summarize(measurements, {ld: list(by_round.values())
+                                            for ld, by_round in corunner_rounds["corunner_ops_per_s"].items()})
     summary.write(rows, out)
     figures = plots.draw_all(rows, cfg["targets"], out / "plots")
     burst_rows = bursty.summarize(burst_results, cfg["targets"], cfg["bursts"]) if burst_results else []

@@ -196,12 +196,9 @@ def _mean_score(scores, strategy, load):
 
 def _claim(cid, text, ratios, threshold, below=False):
     """A claim on per-round ratios: "ratio >= threshold", or "< threshold" with below."""
-    iv = stats.ratio_interval(ratios) if ratios else None
-    st = stats.judge(iv, threshold) if iv else stats.UNRESOLVED
-    if below:
-        st = {stats.MET: stats.NOT_MET, stats.NOT_MET: stats.MET}.get(st, st)
+    st, iv = stats.decide(ratios, threshold, below)
     return {"id": cid, "text": text, "state": st, "threshold": threshold,
-            "interval": iv.as_dict() if iv else None, "interval_text": iv.text() if iv else "no paired rounds"}
+            "interval": iv.as_dict() if iv else None, "interval_text": stats.describe(iv)}
 
 
 def paired_verdict(runs, corunner_alone, target, progress="corunner_ops_per_s"):
