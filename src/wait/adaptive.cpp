@@ -16,6 +16,9 @@ constexpr uint64_t kMaxTickStretch = 8;
 // One spinner per core is enforced where the device takes at least this many
 // wake-ups' CPU to complete a command (see sleeping_frees_core).
 constexpr double kSpinLeaseWakes = 4;
+// Beside a sleeping queue, a core idle less than this was full: the others
+// may have had less than they wanted (Waiting::sleeping_full).
+constexpr double kFullCoreIdle = 0.1;
 
 hio_wait_mode api_mode(Mode m) {
   switch (m) {
@@ -40,6 +43,11 @@ bool Adaptive::hybrid_viable() const {
   return lat_.low_ns(last_len_) - wake_->late_ns - kSleepMarginNs > need;
 }
 
+Waiting Adaptive::waiting(const NeighbourView& seen) const {
+  if (ran_ == Mode::poll) return Waiting::spinning;
+  return seen.idle < kFullCoreIdle ? Waiting::sleeping_full : Waiting::sleeping;
+}
+
 bool Adaptive::sleeping_frees_core() const {
   // A second spinner only takes turns with the first. A sleeper instead
   // gives it the core but for its wake-ups, and each wake-up preempts it:
@@ -62,7 +70,7 @@ Mode Adaptive::begin_wait(uint64_t now) {
     tick_start_ = now_ns();
     tick_cpu_ = thread_cpu_ns();
     seen_ = g.neighbours(cpu_);
-    tick_level_ = level_.update(now, seen_.others);
+    tick_level_ = level_.update(now, seen_.others, waiting(seen_));
   } else {
     uint64_t age = now - tick_start_;
     const PolicyParams& p = policy_.params();
@@ -71,7 +79,7 @@ Mode Adaptive::begin_wait(uint64_t now) {
     // moved (LevelHold): the level it leads to has its own table of what
     // each mode costs. Such a tick straddles the change, so it teaches nothing.
     NeighbourView seen = g.neighbours(cpu_);
-    bool moved = level_.update(now, seen.others) != tick_level_ && age >= p.tick_ns / 4;
+    bool moved = level_.update(now, seen.others, waiting(seen)) != tick_level_ && age >= p.tick_ns / 4;
     if (moved) end_tick(now, seen, false);
     else if (settling_ && age >= p.settle_ns) settled(now);
     else if (!settling_ && age >= tick && (tick_.completions >= p.min_completions || age >= kMaxTickStretch * tick))

@@ -62,6 +62,8 @@ class Adaptive {
   void settled(uint64_t now);
 
   bool hybrid_viable() const;
+  // How this queue's waiting shaped the governor's view of the others.
+  Waiting waiting(const NeighbourView& seen) const;
   // Whether a queue that finds another of ours spinning on its core should sleep.
   bool sleeping_frees_core() const;
   Governor& gov() { return gov_ ? *gov_ : Governor::get(); }

@@ -5,15 +5,22 @@
 
 namespace hio {
 
+// A recheck's measurement counts for half: enough to follow the disk's drift,
+// not so much that one probe in an unlucky phase of the application decides.
+constexpr double kRecheckWeight = 0.5;
+
 int contention_level(double c) {
   int l = 0;
   while (l < kLevels - 1 && c >= kLevelEdges[l]) l++;
   return l;
 }
 
-int LevelHold::update(uint64_t now, double contention) {
-  int raw = contention_level(contention);
+int LevelHold::update(uint64_t now, double contention, Waiting ours) {
   constexpr int heavy = kLevels - 1;
+  int raw = contention_level(contention);
+  if (level_ == heavy && raw < heavy && contention >= kHeavyExit) raw = heavy;
+  if (ours != Waiting::spinning && level_ == 0 && raw == 1) raw = 0;
+  if (ours == Waiting::sleeping_full && raw > 0 && raw < level_) raw = level_;
   if (level_ < 0 || raw == level_ || raw == heavy || level_ == heavy) {
     level_ = raw;
     away_ = false;
@@ -35,15 +42,24 @@ void AdaptivePolicy::learn(uint64_t now, Mode m, const TickSample& s, const Sign
   double wall_s = double(s.wall_ns) / 1e9;
   double active_s = wall_s * std::clamp(1.0 - s.delay_share, 0.05, 1.0);
   ModeCost& c = t.cost[size_t(int(m))];
-  // Ticks and probes are short and a neighbour's 3 ms slices make each one
-  // noisy: a measurement weighs by its length, the average running over
-  // learn_tau of time in this mode. What a level's table holds is kept
-  // across absences (a neighbour in bursts finds it ready), except where a
-  // switch was held back to measure the mode again: that measurement
-  // replaces the doubted one, as it does one borrowed from another level.
+  // Ticks and probes are short and a neighbour's slices and the
+  // application's own phases make each one noisy (RocksDB's mixgraph beside a
+  // 50% neighbour: 8 ms spans vary by a third): a measurement weighs by its
+  // length, the average running over learn_tau of time in this mode. Until a
+  // mode has been measured that long, its measurements average as one, so
+  // that its first short probe does not stand for it until it has run
+  // learn_tau. What a level's table holds is kept across absences (a
+  // neighbour in bursts finds it ready), except where a switch was held back
+  // to measure the mode again: that measurement counts for at least half, as
+  // one borrowed from another level is replaced.
   bool recheck = int(m) == rechecking_;
   if (recheck) rechecking_ = -1;
-  double w = !c.known || c.borrowed || recheck ? 1.0 : 1.0 - std::exp(-double(s.wall_ns) / double(p_.learn_tau_ns));
+  bool fresh = !c.known || c.borrowed;
+  double wall = double(s.wall_ns);
+  if (fresh) c.span_ns = 0;
+  double w = fresh ? 1.0 : std::max(1.0 - std::exp(-wall / double(p_.learn_tau_ns)), wall / (c.span_ns + wall));
+  if (recheck) w = std::max(w, kRecheckWeight);
+  c.span_ns = std::min(c.span_ns + wall, double(p_.learn_tau_ns));
   auto mix = [w](double old, double v) { return old + w * (v - old); };
   c.iops = mix(c.iops, n / wall_s);
   c.iops_free = mix(c.iops_free, n / active_s);

@@ -40,6 +40,7 @@ struct ModeCost {
   double demand = -1;   // and wanted (-1: not known)
   double idle = 0;      // share of the time the core was idle
   uint64_t at_ns = 0;   // when it was last measured
+  double span_ns = 0;   // how long it was measured: the first learn_tau average as one
   bool borrowed = false; // copied from the nearest level, not measured here
 };
 
@@ -75,7 +76,7 @@ struct PolicyParams {
   double saturated = 0.4;                    // beside a poller, others using this much may want more
   double spare_free = 0.05;                  // a core idle this much beside a sleeper: the others had all they wanted
   uint64_t min_completions = 8;              // a tick with fewer teaches nothing
-  uint64_t learn_tau_ns = 20'000'000;        // a mode's measurement averages over about this long
+  uint64_t learn_tau_ns = 60'000'000;       // a mode's measurement averages over about this long
 };
 
 struct Decision {
@@ -90,18 +91,40 @@ constexpr int kLevels = 4;
 constexpr double kLevelEdges[kLevels - 1] = {0.05, 0.15, 0.3};
 int contention_level(double contention);
 
+// How the queue itself waited while the governor's window was read: its own
+// mode moves what the others are seen to use.
+enum class Waiting {
+  spinning,       // the others get what the scheduler gives them beside a spinner
+  sleeping,       // the core had idle time: the others had what they wanted
+  sleeping_full,  // the core was full: the others may have had less than they wanted
+};
+
 // The level a queue acts on. A neighbour that runs in slices shorter than
 // the governor's window (a 10% load in 1 ms slices every 10 ms) swings the
 // window's figure across a level edge and back within a tick: acting on
 // every swing would cut each tick short and leave the modes unmeasured at
 // either level. Among the quiet, light and medium levels the level changes
 // once the window has been outside it for the hold. The heavy level is
-// entered and left at once: a CPU-bound neighbour's arrival or departure
-// changes which mode wins, and a tick that straddles it measures neither.
+// entered at once, and left once the window falls below kHeavyExit: a
+// CPU-bound neighbour's arrival or departure changes which mode wins, and a
+// tick that straddles it measures neither, while beside a spinner a
+// neighbour that wants half the core in 1 ms slices reads 0.22-0.5 as its
+// slices fall in the window.
+//
+// A level is a key to what each mode costs beside that neighbour, so it must
+// not move with the queue's own mode:
+// - beside our sleeper, a rise from quiet to light is our own wake-ups: their
+//   interrupts, idle exits and switches run outside our thread's clock and
+//   read as 0.06-0.13 of the core here at 10-16K sleeps a second;
+// - beside our sleeper on a full core the others may have had less than they
+//   wanted (a neighbour that paces itself by the clock loses what our
+//   wake-ups take), and a lower figure says nothing of them unless it reads
+//   quiet: nobody was there.
 class LevelHold {
  public:
   static constexpr uint64_t kHoldNs = 3'000'000;  // longer than the gaps of a 10 ms-period neighbour
-  int update(uint64_t now_ns, double contention);
+  static constexpr double kHeavyExit = 0.2;
+  int update(uint64_t now_ns, double contention, Waiting ours = Waiting::spinning);
   int level() const { return level_; }
   // The window is outside the level, for less than the hold so far: a tick
   // ending now may straddle a change, and is not measured.

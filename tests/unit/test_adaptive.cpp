@@ -285,9 +285,11 @@ TEST(AdaptivePolicy, AStaleLeadIsMeasuredAgainBeforeASwitch) {
     // The probe: interrupt kept its rate (the lead holds), or slowed down as much (it was the device).
     now += kProbeTick;
     p.on_tick(now, Mode::interrupt, Settled::sample(holds ? 60000 : 18000, 0), beside_sleeper);
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 4; i++) {  // each mode runs as it now does
       now += kTick;
-      p.on_tick(now, p.settled(), Settled::sample(30000, 10000), beside_poll);
+      bool on_poll = p.settled() == Mode::poll;
+      p.on_tick(now, p.settled(), on_poll ? Settled::sample(30000, 10000) : Settled::sample(holds ? 60000 : 18000, 0),
+                on_poll ? beside_poll : beside_sleeper);
     }
     EXPECT_EQ(p.settled(), holds ? Mode::interrupt : Mode::poll) << (holds ? "the lead held" : "the lead was the device");
   }
@@ -429,6 +431,75 @@ TEST(LevelHold, AReturnWithinTheHoldStartsItAgain) {
   h.update(4 * kMs, 0.0);  // away again: the hold counts from here
   EXPECT_EQ(h.update(6 * kMs, 0.0), 2);
   EXPECT_EQ(h.update(7 * kMs, 0.0), 0);
+}
+
+// Beside a spinner, a neighbour that wants half the core in 1 ms slices
+// reads 0.22-0.5 in the window: that is still the heavy level. Leaving it
+// takes a figure below the exit, and then happens at once.
+TEST(LevelHold, HeavyIsLeftBelowItsExitNotAtItsEdge) {
+  LevelHold h;
+  uint64_t t = 0;
+  h.update(t, 0.5);
+  for (double dip : {0.29, 0.22, 0.45, 0.25}) EXPECT_EQ(h.update(t += kMs, dip), 3) << dip;
+  EXPECT_EQ(h.update(t += kMs, 0.18), 2);
+}
+
+// The level must not follow the queue's own mode. Alone, a queue on
+// interrupts reads a light "neighbour": its own wake-ups, outside its
+// thread's clock. A spinner reading the same is beside a light neighbour.
+TEST(LevelHold, OurOwnWakeUpsAreNotALightNeighbour) {
+  for (Waiting ours : {Waiting::sleeping, Waiting::sleeping_full, Waiting::spinning}) {
+    LevelHold h;
+    uint64_t t = 0;
+    h.update(t, 0.0, ours);
+    for (int i = 0; i < 40; i++) h.update(t += kMs / 4, 0.12, ours);  // 10 ms, past the hold
+    EXPECT_EQ(h.level(), ours == Waiting::spinning ? 1 : 0) << int(ours);
+    EXPECT_FALSE(h.away());  // and the ticks meanwhile are measured
+    EXPECT_EQ(h.update(t += kMs, 0.35, ours), 3) << "a heavy arrival is seen whatever the queue does";
+  }
+}
+
+// Beside our sleeper on a full core a neighbour that paces itself by the
+// clock gets less than it wants: its lower figure keeps the level, unless
+// the window reads quiet (it left). With idle time on the core, the lower
+// figure is what it wants, and is taken.
+TEST(LevelHold, ALowerFigureOnAFullCoreBesideOurSleeperKeepsTheLevel) {
+  LevelHold h;
+  uint64_t t = 0;
+  h.update(t, 0.5);
+  for (int i = 0; i < 40; i++) EXPECT_EQ(h.update(t += kMs / 4, 0.26, Waiting::sleeping_full), 3);
+  for (int i = 0; i < 40; i++) h.update(t += kMs / 4, 0.10, Waiting::sleeping_full);
+  EXPECT_EQ(h.level(), 3);
+  EXPECT_EQ(h.update(t += kMs, 0.0, Waiting::sleeping_full), 0);
+  LevelHold spare;
+  spare.update(0, 0.5);
+  EXPECT_EQ(spare.update(kMs, 0.1, Waiting::sleeping), 1);
+}
+
+// A mode measured once briefly (a probe in an unlucky phase of the
+// application) and later for longer: the measurements average by their
+// length, instead of the first one standing until the mode has run learn_tau.
+TEST(AdaptivePolicy, AModesFirstMeasurementsAverageByLength) {
+  AdaptivePolicy p;
+  const Signals beside = sig(0.5);
+  TickSample slow = Settled::sample(4000, 10000), fast = Settled::sample(10000, 10000);
+  slow.wall_ns = 8 * kMs;
+  slow.completions = 32;
+  fast.wall_ns = 16 * kMs;
+  fast.completions = 160;
+  p.on_tick(slow.wall_ns, Mode::poll, slow, beside);
+  p.on_tick(slow.wall_ns + fast.wall_ns, Mode::poll, fast, beside);
+  EXPECT_NEAR(p.cost(Mode::poll, 0.5).iops, (8 * 4000.0 + 16 * 10000.0) / 24, 1);
+  // Once it has run learn_tau, a measurement weighs by its length against that.
+  uint64_t now = 24 * kMs;
+  for (int i = 0; i < 100; i++) p.on_tick(now += kTick, Mode::poll, Settled::sample(10000, 10000), beside);
+  TickSample one = Settled::sample(0, 10000);
+  one.completions = 8;
+  one.wall_ns = kTick;
+  double before = p.cost(Mode::poll, 0.5).iops;
+  p.on_tick(now += kTick, Mode::poll, one, beside);
+  double w = 1 - std::exp(-double(kTick) / double(PolicyParams{}.learn_tau_ns));
+  EXPECT_NEAR(p.cost(Mode::poll, 0.5).iops, before + w * (8 / (double(kTick) / 1e9) - before), 1);
 }
 
 // The policy keeps the level the queue acts on, not the window's momentary
