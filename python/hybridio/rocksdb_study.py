@@ -431,6 +431,17 @@ class Runner:
                     self.cfg["out"] / "raw" / f"probe-{cell.device}-{cell.config}.err", 300)
         return stats.is_file()
 
+    def warm_up(self, cell):
+        """One unrecorded run of cell, alone, before a device's first measured
+        one: the first run on a device ran 10-25% slower than the same
+        configuration later in the study (a fresh copy of the DB, cold code
+        and page tables), and the fixed order put it on one configuration."""
+        raw = self.cfg["out"] / "raw"
+        cmd = self.command(cell, 999, raw / f"warmup-{cell.device}.stats.json", self.a.runtime)
+        self.reset(cell)
+        dbbench.drop_cached(self.work(cell))
+        dbbench.run(cmd, raw / f"warmup-{cell.device}.out", raw / f"warmup-{cell.device}.err", self.a.runtime + 90)
+
     def run(self, cell, rep, index):
         raw = self.cfg["out"] / "raw"
         name = f"{index:04d}-{cell.device}-{cell.workload}-t{cell.threads}-{cell.config}-" \
@@ -482,6 +493,20 @@ class Runner:
         return rec
 
 
+def run_plan(runner, plan, records, bar):
+    """Runs plan's (round, cell) pairs in order into records, each device's
+    first after one warm-up run of that cell (Runner.warm_up)."""
+    warm = set()
+    for index, (rep, cell) in enumerate(plan):
+        if cell.device not in warm:
+            bar.set_description(f"warm-up on {cell.device}")
+            runner.warm_up(cell)
+            warm.add(cell.device)
+        bar.set_description(f"{cell.workload[:4]} {cell.config} {ratio_label(cell.ratio)} {cell.degree}%")
+        records.append(runner.run(cell, rep, index))
+        bar.update()
+
+
 def children_cpu_s():
     """User and system CPU seconds of the children this process has reaped."""
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -528,7 +553,7 @@ def describe_plan(cfg, repeats, runtime):
         lines.append(f"  threads: {' and '.join(cfg['workloads'])} with {THREADS} client threads on every core, "
                      f"alone, on the disk" + ("" if "disk" in cfg["devices"] else " (skipped: no disk)"))
     runs = len(cells) * repeats
-    minutes = estimate_s(runs, runtime) / 60
+    minutes = estimate_s(runs + len(cfg['devices']), runtime) / 60  # and one warm-up per device
     head = (f"hio-study rocksdb: {len(cells)} cells (shared cells run once) x {repeats} repeat(s) x {runtime} s = "
             f"{runs} runs, about {minutes:.{0 if minutes >= 10 else 1}f} min; RocksDB and the co-runner on CPU "
             f"{cfg['core']}; results in {cfg['out']}")
@@ -555,10 +580,7 @@ def run(a, cfg):
                 print(f"hio-study rocksdb: warning: the plugin wrote no statistics file for {cell.config} "
                       f"(stats= in its URI); hit ratios and wait shares will be missing", file=sys.stderr)
         bar = tqdm(total=len(plan), unit="run", dynamic_ncols=True)
-        for index, (rep, cell) in enumerate(plan):
-            bar.set_description(f"{cell.workload[:4]} {cell.config} {ratio_label(cell.ratio)} {cell.degree}%")
-            records.append(runner.run(cell, rep, index))
-            bar.update()
+        run_plan(runner, plan, records, bar)
     except KeyboardInterrupt:
         interrupted = True
     except RuntimeError as e:

@@ -182,6 +182,48 @@ def test_the_co_runner_per_degree(tmp_path):
     assert fill.cmd[:4] == ["taskset", "-c", "1", "db_bench"] and "--benchmarks=fillrandom" in fill.cmd
 
 
+
+class Calls:
+    """Stands in for the runner and the progress bar: records what ran."""
+    def __init__(self):
+        self.log = []
+
+    def warm_up(self, cell):
+        self.log.append(("warm-up", cell.device, cell.config))
+
+    def run(self, cell, rep, index):
+        self.log.append(("run", cell.device, cell.config))
+        return {"index": index}
+
+    def set_description(self, text):
+        pass
+
+    def update(self):
+        pass
+
+
+def test_each_device_is_warmed_up_once_before_its_first_measured_run():
+    cells = [rs.Cell("mixgraph", c, 5.0, 0, d) for d in ("pcie3", "disk") for c in ("hybridio-poll", "posix")]
+    plan = [(r, c) for r in range(2) for c in cells]
+    calls, records = Calls(), []
+    rs.run_plan(calls, plan, records, calls)
+    assert calls.log[0] == ("warm-up", "pcie3", "hybridio-poll")
+    assert calls.log[3] == ("warm-up", "disk", "hybridio-poll")
+    assert [x for x in calls.log if x[0] == "warm-up"] == [calls.log[0], calls.log[3]]
+    assert len(records) == len(plan) and [r["index"] for r in records] == list(range(len(plan)))
+
+
+def test_a_warm_up_runs_the_cell_for_the_full_time_and_is_kept_apart(tmp_path, monkeypatch):
+    r = runner(tmp_path)
+    ran = []
+    monkeypatch.setattr(dbbench, "reset", lambda *a: None)
+    monkeypatch.setattr(dbbench, "drop_cached", lambda *a: None)
+    monkeypatch.setattr(dbbench, "run", lambda cmd, out, err, timeout: ran.append((cmd, out, err, timeout)))
+    r.warm_up(rs.Cell("mixgraph", "hybridio-poll", 5.0, 0, "disk"))
+    (cmd, out, err, timeout), = ran
+    assert f"--duration={r.a.runtime}" in cmd and any(x.startswith("--fs_uri=hybridio://") for x in cmd)
+    assert out.name == "warmup-disk.out" and err.name == "warmup-disk.err" and timeout > r.a.runtime
+
 # --- the page-cache limit, on a fake cgroup tree ---
 
 def fake_v1(tmp_path):
