@@ -47,6 +47,9 @@ QUEUE_JOBS = (1, 2, 3, 4)
 QUEUE_MODES = ("dedicated", "shared")
 POLL_SIZES = ("4k", "8k", "16k", "64k")
 POLL_PERIODS = (0, 2, 5, 10, 20, 50, 100, 200)  # µs; 0 spins; plus "auto"
+# hio-study --quick: the smallest and largest size, a period per decade.
+SHORT_POLL_SIZES = ("4k", "64k")
+SHORT_POLL_PERIODS = (0, 5, 20, 100)
 POLL_TARGET_EMU = "emu:pcie4"
 CACHE_MB = ((128, "2:1", 1 / 2), (51, "5:1", 1 / 5), (26, "10:1", 1 / 10), (0, "no cache", None))
 READAHEAD_PATTERNS = ("randread", "read")
@@ -76,10 +79,10 @@ class Run:
         return f"r{self.repeat + 1}-{self.key}.json"
 
 
-def configurations(file=None, size=None, only=None):
+def configurations(file=None, size=None, only=None, short=False):
     """Every configuration once (repeat 0), in the order a repeat runs them.
     file/size: the file target of the polling-period experiment (None: the
-    emulated SSD only)."""
+    emulated SSD only); short: its shorter sweep (SHORT_POLL_*)."""
     only = set(only or EXPERIMENTS)
     out = []
     if "priority" in only:
@@ -96,8 +99,8 @@ def configurations(file=None, size=None, only=None):
             targets.append((file, [f"--filename={file}", "--direct=1", f"--size={size}"]))
         for target, targs in targets:
             tslug = "emu_pcie4" if target == POLL_TARGET_EMU else "file"
-            for bs in POLL_SIZES:
-                for p in POLL_PERIODS + ("auto",):
+            for bs in SHORT_POLL_SIZES if short else POLL_SIZES:
+                for p in (SHORT_POLL_PERIODS if short else POLL_PERIODS) + ("auto",):
                     out.append(Run("poll_period", f"poll-{tslug}-{bs}-p{p}", {"target": target, "bs": bs, "period": p},
                                    targs + [f"--bs={bs}", f"--poll_period_us={p}"], target=target))
     if "cache" in only:
@@ -115,15 +118,16 @@ def configurations(file=None, size=None, only=None):
     return out
 
 
-def plan(repeats, file=None, size=None, only=None):
+def plan(repeats, file=None, size=None, only=None, short=False):
     """Every run, interleaved: all configurations of repeat 1, then of repeat 2, ..."""
-    configs = configurations(file, size, only)
+    configs = configurations(file, size, only, short)
     return [Run(c.experiment, c.key, c.config, c.args, c.target, rep) for rep in range(repeats) for c in configs]
 
 
 def plan_for(a):
-    """The runs for parsed arguments: a.handles repeats, a.file, a.size, a.only (optional)."""
-    return plan(a.handles, a.file or None, a.size, getattr(a, "only", None))
+    """The runs for parsed arguments: a.handles repeats, a.file, a.size, a.only
+    and a.quick (hio-study's: the shorter polling-period sweep), the last two optional."""
+    return plan(a.handles, a.file or None, a.size, getattr(a, "only", None), getattr(a, "quick", False))
 
 
 def estimate_s(runs, runtime):

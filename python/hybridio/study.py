@@ -41,9 +41,10 @@ def parse_args(argv):
     ap = argparse.ArgumentParser(prog="hio-study", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true",
-                    help=f"a short study (about 5 min): targets {QUICK['targets']}, loads {QUICK['loads']}, "
+                    help=f"a short study (about 4 min): targets {QUICK['targets']}, loads {QUICK['loads']}, "
                          f"{QUICK['repeats']} rounds, no scaling experiment and no extra rounds, 1 round of the "
-                         f"bursty and handle experiments")
+                         f"bursty and handle experiments, the polling period at "
+                         f"{' and '.join(handles.SHORT_POLL_SIZES)} only")
     ap.add_argument("--out", help="results folder (default: a new folder in the system temp directory)")
     ap.add_argument("--targets", help=f"comma-separated: 'file' (see --file), emu:PROFILE[,...], or a path "
                                       f"(default: {DEFAULT_TARGETS})")

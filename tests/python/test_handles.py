@@ -1,5 +1,6 @@
 """The handle experiments (hybridio.handles): the claims' arithmetic on
 synthetic hio-bench JSON, the plan, the command lines, and one real run."""
+import argparse
 import json
 import subprocess
 import sys
@@ -241,6 +242,17 @@ def test_plan_interleaves_the_repeats():
     assert len({r.key for r in runs}) == per and len({r.raw_name for r in runs}) == 2 * per
     assert len(handles.plan(1)) == per - 36  # without a file target: the emulated SSD only
     assert {r.experiment for r in handles.plan(1, only=["cache", "split"])} == {"cache", "split"}
+
+
+def test_the_short_plan_sweeps_fewer_polling_periods_and_sizes():
+    full, short = handles.plan(1, file="/f", size="1g"), handles.plan(1, file="/f", size="1g", short=True)
+    polled = [r for r in short if r.experiment == "poll_period"]
+    assert len(polled) == 2 * 2 * 5  # two targets, 4k and 64k, four periods and auto
+    assert {r.config["bs"] for r in polled} == {"4k", "64k"}
+    assert {r.config["period"] for r in polled} == {0, 5, 20, 100, "auto"}
+    assert [r for r in short if r.experiment != "poll_period"] == [r for r in full if r.experiment != "poll_period"]
+    a = argparse.Namespace(handles=1, file="/f", size="1g", quick=True)
+    assert handles.plan_for(a) == short
 
 
 def test_command_overrides_the_job_file_for_every_job():
