@@ -25,6 +25,7 @@ import datetime
 import json
 import os
 import platform
+import random
 import shutil
 import sys
 import tempfile
@@ -34,18 +35,19 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from . import corunner, dbbench, matrix
+from . import corunner, dbbench, matrix, rounds
 from .errors import UsageError
 from .hiobench import ROOT
 from .pagecache import MIB, PageCacheLimit
-from .rocksdb_findings import (CONFIGS, DEVICES, FULL_DEGREE, RATIOS_DEGREE, THREADS, findings, plugin_configs,
-                               ratio_label, summarize)
+from .rocksdb_findings import (ADAPTIVE_OBJECTIVES, ADAPTIVE_REACH, CONFIGS, DEVICES, FULL_DEGREE, RATIOS_DEGREE,
+                               THREADS, findings, plugin_configs, ratio_label, summarize)
 
 EXPERIMENTS = ("sweep", "ratios", "full", "threads")
 WORKLOADS = ("mixgraph", "readrandom")
 CORUNNERS = ("cpu", "dbbench")
-DEFAULTS = {"dataset_gb": 1.0, "runtime": 5, "repeats": 5, "degrees": "0,5,10,20,50,100", "devices": ",".join(DEVICES)}
-QUICK = {"dataset_gb": 0.2, "runtime": 3, "repeats": 1, "degrees": "0,50", "devices": "disk,pcie4"}
+DEFAULTS = {"dataset_gb": 1.0, "runtime": 5, "repeats": 5, "degrees": "0,5,10,20,50,100", "devices": ",".join(DEVICES),
+            "budget": "0"}
+QUICK = {"dataset_gb": 0.2, "runtime": 3, "repeats": 1, "degrees": "0,50", "devices": "disk,pcie4", "budget": "0"}
 # Where the emulated devices' DB copies live: the model is the device, the
 # file system only holds the data.
 MEMORY_DIR = "/dev/shm"
@@ -103,6 +105,8 @@ def parse_args(argv):
     ap.add_argument("--runtime", help=f"seconds per run (default: {DEFAULTS['runtime']}, "
                                       f"--quick: {QUICK['runtime']})")
     ap.add_argument("--repeats", help=f"runs per cell, interleaved (default: {DEFAULTS['repeats']}, --quick: 1)")
+    ap.add_argument("--budget", help="time for more rounds of the cells where an adaptive claim is unresolved, the "
+                                     "most uncertain first, e.g. 30m or 90s (default: 0, none)")
     ap.add_argument("--workloads", default=",".join(WORKLOADS),
                     help="the sweep's and the threads experiment's workloads (default: %(default)s)")
     ap.add_argument("--core", help="the CPU that RocksDB and the co-runner share (default: the last CPU)")
@@ -207,6 +211,7 @@ def resolve(a):
     degrees = parse_degrees(a.degrees)
     a.runtime = _int("runtime", a.runtime, 1, 3600, "seconds per run")
     a.repeats = _int("repeats", a.repeats, 1, 20, "runs per cell")
+    budget_s = rounds.parse_budget(a.budget)
     if a.num is not None:
         num = _int("num", a.num, 100, 10 ** 10, "keys to load")
     else:
@@ -264,7 +269,7 @@ def resolve(a):
         raise UsageError(f"cannot write to the output folder --out={out}: {e.strerror}") from None
     return {"configs": configs, "experiments": experiments, "ratios": ratios, "degrees": degrees, "num": num,
             "core": core, "cells": cells, "sweep_ratio": sweep, "out": out, "plugin": plugin, "dir": dbdir,
-            "devices": devices, "workloads": workloads, "memory": memory}
+            "devices": devices, "workloads": workloads, "memory": memory, "budget_s": budget_s}
 
 
 # --- the dataset -----------------------------------------------------------------------------------------------
@@ -507,6 +512,42 @@ def run_plan(runner, plan, records, bar):
         bar.update()
 
 
+def most_uncertain_cell(found):
+    """((device, workload, ratio, degree), cell) of the adaptive claims' one-thread
+    cell farthest from resolving, or None when none is unresolved."""
+    return rounds.farthest(((claim["device"], c["workload"], c["ratio"], c["degree"]), c, ADAPTIVE_REACH)
+                           for claim in found["claims"] if claim["id"] in ADAPTIVE_OBJECTIVES
+                           for c in claim.get("cells", []))
+
+
+def extra_rounds(runner, cfg, a, records, bar, extra):
+    """Within cfg["budget_s"], one more round at a time of the cell where an
+    adaptive claim is the most unresolved (all its configurations, shuffled,
+    measured in that round), appended to records; each round is listed in extra."""
+    started, r = time.monotonic(), a.repeats
+    while cfg["budget_s"] > 0:
+        found = findings(summarize(records), cfg["sweep_ratio"], cfg["degrees"], cfg["ratios"], records)
+        pick = most_uncertain_cell(found)
+        if pick is None:
+            return
+        (device, workload, ratio, degree), cell = pick
+        todo = [c for c in cfg["cells"]
+                if (c.device, c.workload, c.ratio, c.degree, c.threads) == (device, workload, ratio, degree, 1)]
+        random.Random(r).shuffle(todo)
+        if time.monotonic() - started + estimate_s(len(todo), a.runtime) > cfg["budget_s"]:
+            return
+        extra.append({"round": r + 1, "device": device, "workload": workload, "ratio": ratio, "degree": degree,
+                      "interval": cell["interval"]})
+        bar.total += len(todo)
+        bar.write(f"hio-study rocksdb: round {r + 1} of {device} {workload} {ratio_label(ratio)} at {degree}%: "
+                  f"adaptive against {cell['rival']} is unresolved ({cell['interval_text']})")
+        for c in todo:
+            bar.set_description(f"{c.workload[:4]} {c.config} {ratio_label(c.ratio)} {c.degree}% (extra)")
+            records.append(runner.run(c, r, len(records)))
+            bar.update()
+        r += 1
+
+
 def children_cpu_s():
     """User and system CPU seconds of the children this process has reaped."""
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -553,10 +594,12 @@ def describe_plan(cfg, repeats, runtime):
         lines.append(f"  threads: {' and '.join(cfg['workloads'])} with {THREADS} client threads on every core, "
                      f"alone, on the disk" + ("" if "disk" in cfg["devices"] else " (skipped: no disk)"))
     runs = len(cells) * repeats
-    minutes = estimate_s(runs + len(cfg['devices']), runtime) / 60  # and one warm-up per device
+    budget = cfg.get("budget_s", 0)
+    minutes = (estimate_s(runs + len(cfg['devices']), runtime) + budget) / 60  # and one warm-up per device
+    extra = f" + up to {budget / 60:g} min of rounds where an adaptive claim is unresolved" if budget else ""
     head = (f"hio-study rocksdb: {len(cells)} cells (shared cells run once) x {repeats} repeat(s) x {runtime} s = "
-            f"{runs} runs, about {minutes:.{0 if minutes >= 10 else 1}f} min; RocksDB and the co-runner on CPU "
-            f"{cfg['core']}; results in {cfg['out']}")
+            f"{runs} runs{extra}, about {minutes:.{0 if minutes >= 10 else 1}f} min; RocksDB and the co-runner on "
+            f"CPU {cfg['core']}; results in {cfg['out']}")
     return "\n".join([head] + lines)
 
 
@@ -567,7 +610,7 @@ def run(a, cfg):
     dataset = ensure_loaded(a, cfg)
     limit = PageCacheLimit()
     runner = Runner(a, cfg, dataset, limit)
-    records, error, interrupted = [], None, False
+    records, extra, error, interrupted = [], [], None, False
     plan = matrix.schedule(cfg["cells"], a.repeats)
     bar = None
     try:
@@ -581,6 +624,7 @@ def run(a, cfg):
                       f"(stats= in its URI); hit ratios and wait shares will be missing", file=sys.stderr)
         bar = tqdm(total=len(plan), unit="run", dynamic_ncols=True)
         run_plan(runner, plan, records, bar)
+        extra_rounds(runner, cfg, a, records, bar, extra)
     except KeyboardInterrupt:
         interrupted = True
     except RuntimeError as e:
@@ -604,6 +648,7 @@ def run(a, cfg):
             "missing_stats": runner.missing_stats, "sweep_ratio": cfg["sweep_ratio"], "degrees": cfg["degrees"],
             "ratios": cfg["ratios"], "configs": cfg["configs"], "experiments": cfg["experiments"],
             "budgets_mib": {ratio_label(r): m for r, m in runner.budget.items()},
+            "budget_s": cfg["budget_s"], "extra_rounds": extra,
             "generated": datetime.datetime.now().strftime("%Y-%m-%d %H:%M")}
     write_runs(records, out)
     doc = {"meta": meta, "dataset": dataset, "cells": rows, **found, "runs": records}

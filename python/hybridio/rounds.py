@@ -25,22 +25,30 @@ def parse_budget(text):
     return value
 
 
+def farthest(candidates):
+    """(key, claim) of the unresolved claim farthest from resolving, or None
+    when every one is resolved. candidates: (key, claim with "state" and
+    "interval", threshold)."""
+    best = None
+    for key, c, threshold in candidates:
+        # Without an interval nothing paired: another round of the same would not either.
+        iv = c["interval"]
+        if c["state"] != stats.UNRESOLVED or not iv:
+            continue
+        u = stats.uncertainty(stats.Interval(iv["value"], iv["ci95_low"], iv["ci95_high"], iv["n"],
+                                             iv["ci_method"]), threshold)
+        if best is None or u > best[0]:
+            best = (u, key, c)
+    return best[1:] if best else None
+
+
 def most_uncertain(claims_by_target):
     """(target, load, claim) of the unresolved claim farthest from resolving,
     or None when every claim is resolved. claims_by_target: {target: [claim
     with "load", "state", "threshold" and "interval"]}."""
-    best = None
-    for target, claims in claims_by_target.items():
-        for c in claims:
-            # Without an interval nothing paired: another round of the same would not either.
-            iv = c["interval"]
-            if c["state"] != stats.UNRESOLVED or c.get("load") is None or not iv:
-                continue
-            u = stats.uncertainty(stats.Interval(iv["value"], iv["ci95_low"], iv["ci95_high"], iv["n"],
-                                                 iv["ci_method"]), c["threshold"])
-            if best is None or u > best[0]:
-                best = (u, target, c["load"], c)
-    return best[1:] if best else None
+    pick = farthest(((t, c["load"]), c, c["threshold"]) for t, claims in claims_by_target.items()
+                    for c in claims if c.get("load") is not None)
+    return (*pick[0], pick[1]) if pick else None
 
 
 def group(cells, target, load, seed):

@@ -1,6 +1,7 @@
 """The RocksDB study (hio-study rocksdb): db_bench's output parsed, the
 claims' arithmetic, the plan and the command lines, the page-cache limit on
 a fake cgroup tree, bad input, and one tiny real run through Posix."""
+import argparse
 import json
 import os
 import shutil
@@ -223,6 +224,58 @@ def test_a_warm_up_runs_the_cell_for_the_full_time_and_is_kept_apart(tmp_path, m
     (cmd, out, err, timeout), = ran
     assert f"--duration={r.a.runtime}" in cmd and any(x.startswith("--fs_uri=hybridio://") for x in cmd)
     assert out.name == "warmup-disk.out" and err.name == "warmup-disk.err" and timeout > r.a.runtime
+
+
+class Rounds(Calls):
+    """A runner whose adaptive-own gets the next of `ratios` of poll's ops/s, round by round."""
+    def __init__(self, ratios):
+        super().__init__()
+        self.ratios = list(ratios)
+        self.total = 0
+
+    def run(self, cell, rep, index):
+        self.log.append(("run", rep, cell.config))
+        ratio = self.ratios[rep] if cell.config == "hybridio-adaptive-own" else 1.0
+        return {"round": rep + 1, "index": index, "device": cell.device, "threads": 1, "workload": cell.workload,
+                "config": cell.config, "ratio": cell.ratio, "degree": cell.degree, "budget_mib": 1,
+                "ops_per_s": 10000 * ratio, "corunner_progress": 0.9}
+
+    def write(self, text):
+        self.log.append(("said", text))
+
+
+def budget_study(ratios, budget_s, runtime=0):
+    cells = [rs.Cell("readrandom", c, 5.0, 50, "pcie4") for c in ("hybridio-poll", "hybridio-adaptive-own")]
+    cfg = {"cells": cells, "sweep_ratio": 5.0, "degrees": [50], "ratios": [5.0], "budget_s": budget_s}
+    a = argparse.Namespace(repeats=3, runtime=runtime)
+    runner = Rounds(ratios)
+    records = [runner.run(c, r, i) for i, (r, c) in enumerate((r, c) for r in range(3) for c in cells)]
+    runner.log.clear()
+    extra = []
+    rs.extra_rounds(runner, cfg, a, records, runner, extra)
+    return runner, records, extra
+
+
+def test_extra_rounds_go_where_the_adaptive_claim_is_unresolved_until_it_resolves():
+    # Three rounds straddle 0.95; later rounds at 1.0 decide it.
+    runner, records, extra = budget_study([0.85, 1.05, 0.99] + [1.0] * 20, budget_s=3600)
+    assert extra and len(extra) < 20
+    assert [e["round"] for e in extra] == list(range(4, 4 + len(extra)))
+    assert all((e["device"], e["workload"], e["degree"]) == ("pcie4", "readrandom", 50) for e in extra)
+    for e in extra:  # each extra round measures every configuration of the cell
+        assert sorted(c for k, rep, c in (x for x in runner.log if x[0] == "run") if rep == e["round"] - 1) == \
+            ["hybridio-adaptive-own", "hybridio-poll"]
+    assert any("is unresolved" in x[1] for x in runner.log if x[0] == "said")
+    found = rs.findings(rs.summarize(records), 5.0, [50], [5.0], records)
+    own = next(c for c in found["claims"] if c["id"] == "hybridio-adaptive-own")
+    assert own["cells"][0]["state"] == "met" and rs.most_uncertain_cell(found) is None
+
+
+def test_no_extra_round_without_a_budget_or_past_it():
+    for budget, runtime in ((0, 0), (5, 5)):  # none; one round of 2 runs of 5 s would not fit in 5 s
+        runner, records, extra = budget_study([0.85, 1.05, 0.99] + [1.0] * 20, budget_s=budget, runtime=runtime)
+        assert extra == [] and runner.log == [] and len(records) == 6
+
 
 # --- the page-cache limit, on a fake cgroup tree ---
 
@@ -465,6 +518,7 @@ def study(*args, env=None):
     (["--corunner", "gpu"], "'gpu'"),
     (["--dataset-gb", "-1"], "'-1'"),
     (["--num", "5"], "'5'"),
+    (["--budget", "soon"], "--budget 'soon'"),
 ])
 def test_bad_input_exits_2_naming_it(capsys, tmp_path, args, needle):
     out = tmp_path / "o"
