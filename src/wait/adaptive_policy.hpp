@@ -76,7 +76,7 @@ struct PolicyParams {
   double saturated = 0.4;                    // beside a poller, others using this much may want more
   double spare_free = 0.05;                  // a core idle this much beside a sleeper: the others had all they wanted
   uint64_t min_completions = 8;              // a tick with fewer teaches nothing
-  uint64_t learn_tau_ns = 60'000'000;       // a mode's measurement averages over about this long
+  uint64_t learn_tau_ns = 60'000'000;        // a mode's measurement averages over about this long
 };
 
 struct Decision {
