@@ -18,7 +18,7 @@ test:
 
 # The main job: the contention study on its default targets (a file in the
 # system temp directory, emu:pcie3, emu:pcie4); prints where the report is.
-# STUDY_ARGS=--quick for a short version (about 5 min).
+# STUDY_ARGS=--quick for a short version (about 4 min).
 study: build
 	scripts/deps.sh study
 	PYTHONPATH="$(CURDIR)/python" python3 -m hybridio.study --hio-bench $(BUILD)/hio-bench $(STUDY_ARGS)
