@@ -498,18 +498,23 @@ class Runner:
         return rec
 
 
+def run_one(runner, cell, rep, records, bar, note=""):
+    """One measured run of cell in round rep, appended to records, shown on bar."""
+    bar.set_description(f"{cell.workload[:4]} {cell.config} {ratio_label(cell.ratio)} {cell.degree}%{note}")
+    records.append(runner.run(cell, rep, len(records)))
+    bar.update()
+
+
 def run_plan(runner, plan, records, bar):
     """Runs plan's (round, cell) pairs in order into records, each device's
     first after one warm-up run of that cell (Runner.warm_up)."""
     warm = set()
-    for index, (rep, cell) in enumerate(plan):
+    for rep, cell in plan:
         if cell.device not in warm:
             bar.set_description(f"warm-up on {cell.device}")
             runner.warm_up(cell)
             warm.add(cell.device)
-        bar.set_description(f"{cell.workload[:4]} {cell.config} {ratio_label(cell.ratio)} {cell.degree}%")
-        records.append(runner.run(cell, rep, index))
-        bar.update()
+        run_one(runner, cell, rep, records, bar)
 
 
 def most_uncertain_cell(found):
@@ -542,9 +547,7 @@ def extra_rounds(runner, cfg, a, records, bar, extra):
         bar.write(f"hio-study rocksdb: round {r + 1} of {device} {workload} {ratio_label(ratio)} at {degree}%: "
                   f"adaptive against {cell['rival']} is unresolved ({cell['interval_text']})")
         for c in todo:
-            bar.set_description(f"{c.workload[:4]} {c.config} {ratio_label(c.ratio)} {c.degree}% (extra)")
-            records.append(runner.run(c, r, len(records)))
-            bar.update()
+            run_one(runner, c, r, records, bar, " (extra)")
         r += 1
 
 
