@@ -16,9 +16,6 @@ constexpr uint64_t kMaxTickStretch = 8;
 // One spinner per core is enforced where the device takes at least this many
 // wake-ups' CPU to complete a command (see sleeping_frees_core).
 constexpr double kSpinLeaseWakes = 4;
-// Beside a sleeping queue, a core idle less than this was full: the others
-// may have had less than they wanted (Waiting::sleeping_full).
-constexpr double kFullCoreIdle = 0.1;
 
 hio_wait_mode api_mode(Mode m) {
   switch (m) {
@@ -45,7 +42,7 @@ bool Adaptive::hybrid_viable() const {
 
 Waiting Adaptive::waiting(const NeighbourView& seen) const {
   if (ran_ == Mode::poll) return Waiting::spinning;
-  return seen.idle < kFullCoreIdle ? Waiting::sleeping_full : Waiting::sleeping;
+  return seen.idle < policy_.params().level_full_idle ? Waiting::sleeping_full : Waiting::sleeping;
 }
 
 bool Adaptive::sleeping_frees_core() const {

@@ -5,10 +5,6 @@
 
 namespace hio {
 
-// A recheck's measurement counts for half: enough to follow the disk's drift,
-// not so much that one probe in an unlucky phase of the application decides.
-constexpr double kRecheckWeight = 0.5;
-
 int contention_level(double c) {
   int l = 0;
   while (l < kLevels - 1 && c >= kLevelEdges[l]) l++;
@@ -58,7 +54,7 @@ void AdaptivePolicy::learn(uint64_t now, Mode m, const TickSample& s, const Sign
   double wall = double(s.wall_ns);
   if (fresh) c.span_ns = 0;
   double w = fresh ? 1.0 : std::max(1.0 - std::exp(-wall / double(p_.learn_tau_ns)), wall / (c.span_ns + wall));
-  if (recheck) w = std::max(w, kRecheckWeight);
+  if (recheck) w = std::max(w, p_.recheck_weight);
   c.span_ns = std::min(c.span_ns + wall, double(p_.learn_tau_ns));
   auto mix = [w](double old, double v) { return old + w * (v - old); };
   c.iops = mix(c.iops, n / wall_s);

@@ -75,8 +75,12 @@ struct PolicyParams {
   double hidden_wake_share = 0.5;            // wake-up CPU not charged to the thread, per sleep
   double saturated = 0.4;                    // beside a poller, others using this much may want more
   double spare_free = 0.05;                  // a core idle this much beside a sleeper: the others had all they wanted
+  double level_full_idle = 0.1;              // below this, a lower figure beside a sleeper keeps the level (LevelHold):
+                                             // a clock-paced neighbour beside our interrupts left up to 0.08 idle
   uint64_t min_completions = 8;              // a tick with fewer teaches nothing
   uint64_t learn_tau_ns = 60'000'000;        // a mode's measurement averages over about this long
+  double recheck_weight = 0.5;               // a recheck counts for at least this: follows the disk's drift,
+                                             // while one probe in an unlucky phase of the application does not decide
 };
 
 struct Decision {
