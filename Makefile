@@ -3,7 +3,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: build test study strategies bench-fio bench-adaptive bench-bursty bench-own-threads bench-handles bench-rocksdb clean
+.PHONY: build test study strategies bench-fio bench-fio-engine bench-adaptive bench-bursty bench-own-threads bench-handles bench-rocksdb clean
 
 build:
 	scripts/deps.sh build
@@ -31,6 +31,13 @@ strategies: build
 bench-fio: build
 	scripts/deps.sh bench
 	python3 bench/fio_compare.py --hio-bench $(BUILD)/hio-bench
+
+# fio's io_uring engine against the hybridio fio engine, in one fio run
+# (about 2 min; docs/fio.md, docs/benchmarks.md).
+bench-fio-engine: build
+	scripts/deps.sh bench
+	cmake -S . -B $(BUILD) >/dev/null && ninja -C $(BUILD) hybridio-fio
+	python3 bench/fio_engine.py --engine $(BUILD)/plugins/fio/libhybridio-fio.so $(FIO_ENGINE_ARGS)
 
 # adaptive against poll alone and under a light demand (docs/benchmarks.md).
 bench-adaptive: build

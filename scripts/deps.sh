@@ -33,6 +33,11 @@ if ((${#missing[@]})); then
   fi
 fi
 
+# The fio engine (plugins/fio) is built against the source of the installed fio.
+if [ "$level" = test ] || [ "$level" = bench ]; then
+  "$(dirname "$0")/fio-source.sh"
+fi
+
 # The study's Python package (hio-study) and its dependencies, editable so
 # that it runs the hio-bench of this checkout.
 pip_install() {

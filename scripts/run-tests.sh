@@ -2,7 +2,7 @@
 # Builds and runs every test: unit tests and the RocksDB plugin's tests
 # (GoogleTest), the same under ASan+UBSan, the threaded suite under TSan,
 # and hio-bench's command-line tests, the study's tests and the plugin under
-# db_bench and ldb (pytest). Stops at the first failure.
+# db_bench and ldb, and the fio engine under fio (pytest). Stops at the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -23,11 +23,16 @@ step "ASan+UBSan build + unit tests"
 build build-asan -DCMAKE_BUILD_TYPE=Debug -DHIO_SANITIZE=address,undefined
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 build-asan/tests/unit/hio-unit-tests
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 build-asan/plugins/rocksdb/tests/hio-rocksdb-tests
+# The fio engine inside Debian's fio, with the sanitizers' runtimes preloaded
+# (fio's own allocations are not ours to check for leaks).
+LD_PRELOAD="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)" \
+  ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  HIO_BUILD=build-asan python3 -m pytest -q tests/fio
 
 step "TSan build + threaded tests"
 build build-tsan -DCMAKE_BUILD_TYPE=Debug -DHIO_SANITIZE=thread
 TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/unit/hio-unit-tests --gtest_filter='Threads*'
 
-step "hio-bench command-line tests, hio-study tests, RocksDB plugin end to end (pytest)"
+step "hio-bench command-line tests, hio-study tests, RocksDB plugin end to end, fio engine (pytest)"
 # PYTHONPATH: test this checkout's study package, wherever one is installed.
-HIO_BENCH=build/hio-bench HIO_BUILD=build PYTHONPATH="$PWD/python" python3 -m pytest -q tests/cli tests/python tests/plugin
+HIO_BENCH=build/hio-bench HIO_BUILD=build PYTHONPATH="$PWD/python" python3 -m pytest -q tests/cli tests/python tests/plugin tests/fio
