@@ -159,6 +159,15 @@ static int hio_fio_setup(struct thread_data *td) {
   return 0;
 }
 
+/* A queue of the job's depth and strategy. */
+static int create_queue(struct hio_fio_job *j, hio_queue **out) {
+  hio_queue_opts qo;
+  memset(&qo, 0, sizeof(qo));
+  qo.depth = j->depth;
+  qo.strategy = hio_fio_strategy(j->o);
+  return hio_queue_create(j->engine, &qo, out);
+}
+
 static int hio_fio_init(struct thread_data *td) {
   if (!fio_matches()) return 1;
   const struct hio_fio_options *o = td->eo;
@@ -176,14 +185,7 @@ static int hio_fio_init(struct thread_data *td) {
   int r = hio_engine_create(&j->engine);
   if (r < 0) return fail(td, -r, "hio_engine_create");
   if (o->emulate && (r = hio_engine_emulate(j->engine, o->emulate)) < 0) return fail(td, -r, "hio_emulate");
-  if (!j->handles) {
-    hio_queue_opts qo;
-    memset(&qo, 0, sizeof(qo));
-    qo.depth = j->depth;
-    qo.strategy = hio_fio_strategy(o);
-    if ((r = hio_queue_create(j->engine, &qo, &j->queue)) < 0) return fail(td, -r, "hio_queue_create");
-    return 0;
-  }
+  if (!j->handles) return (r = create_queue(j, &j->queue)) < 0 ? fail(td, -r, "hio_queue_create") : 0;
   if (o->cache_mb && (r = hio_cache_create((uint64_t)o->cache_mb << 20, (hio_cache_write)o->cache_policy,
                                            &j->cache)) < 0)
     return fail(td, -r, "hio_cache_mb");
@@ -220,8 +222,8 @@ static struct hio_fio_file *track_file(struct hio_fio_job *j, struct fio_file *f
   return hf;
 }
 
-static int open_handle(struct thread_data *td, struct hio_fio_job *j, struct hio_fio_file *hf, const char *spec,
-                       const hio_open_opts *oo) {
+/* 0, or -errno with hio_last_error() set. */
+static int open_handle(struct hio_fio_job *j, struct hio_fio_file *hf, const char *spec, const hio_open_opts *oo) {
   const struct hio_fio_options *o = j->o;
   hio_handle_opts ho;
   memset(&ho, 0, sizeof(ho));
@@ -232,24 +234,15 @@ static int open_handle(struct thread_data *td, struct hio_fio_job *j, struct hio
   ho.readahead = (hio_readahead)o->readahead;
   ho.reaper = j->reaper;
   if (o->handle_priority == HIO_FIO_PRIORITY_HIGH) ho.flags |= HIO_HANDLE_HIGH_PRIORITY;
-  int r;
   if (o->queue == HIO_FIO_QUEUE_SPLIT_RW && !(ho.flags & HIO_HANDLE_HIGH_PRIORITY)) {
-    hio_queue_opts qo;
-    memset(&qo, 0, sizeof(qo));
-    qo.depth = j->depth;
-    qo.strategy = ho.strategy;
-    for (int k = 0; k < 2; k++)
-      if (!hf->queues[k] && (r = hio_queue_create(j->engine, &qo, &hf->queues[k])) < 0)
-        return fail(td, -r, "hio_queue_create");
+    for (int k = 0; k < 2; k++) {
+      int r = hf->queues[k] ? 0 : create_queue(j, &hf->queues[k]);
+      if (r < 0) return r;
+    }
     ho.queue = hf->queues[0];
     ho.write_queue = hf->queues[1];
   }
-  if ((r = hio_handle_open(j->engine, spec, &ho, &hf->handle)) < 0) {
-    log_err("fio: hybridio: cannot open %s: %s\n", spec, hio_last_error());
-    td_verror(td, -r, "hio_handle_open");
-    return 1;
-  }
-  return 0;
+  return hio_handle_open(j->engine, spec, &ho, &hf->handle);
 }
 
 /* The file's target (or handle) in this engine instance. */
@@ -263,14 +256,13 @@ static int open_target(struct thread_data *td, struct hio_fio_job *j, struct hio
   if (td->o.odirect) oo.flags |= HIO_OPEN_DIRECT;
   if (td_read(td) && !td_write(td) && !td_trim(td)) oo.flags |= HIO_OPEN_RDONLY;
   if (o->emu) oo.size = f->real_file_size;
-  if (j->handles) return open_handle(td, j, hf, spec, &oo);
-  int id = hio_queue_open(j->queue, spec, &oo);
-  if (id < 0) {
+  int r = j->handles ? open_handle(j, hf, spec, &oo) : hio_queue_open(j->queue, spec, &oo);
+  if (r < 0) {
     log_err("fio: hybridio: cannot open %s: %s\n", spec, hio_last_error());
-    td_verror(td, -id, "hio_queue_open");
+    td_verror(td, -r, j->handles ? "hio_handle_open" : "hio_queue_open");
     return 1;
   }
-  hf->target = id;
+  if (!j->handles) hf->target = r;
   return 0;
 }
 
@@ -392,17 +384,21 @@ static int hio_fio_commit(struct thread_data *td) {
   return 0;
 }
 
+/* Hands io_u, its error set, to fio's next event() calls. */
+static void deliver(struct hio_fio_job *j, struct io_u *io_u) {
+  file_for(j, io_u->file)->inflight--;
+  j->inflight--;
+  j->events[j->nevents++] = io_u;
+}
+
 static void finish(struct hio_fio_job *j, const hio_completion *c) {
   struct io_u *io_u = (struct io_u *)(uintptr_t)c->tag;
-  struct hio_fio_file *hf = file_for(j, io_u->file);
-  hf->inflight--;
-  j->inflight--;
   io_u->error = 0;
   if (c->res < 0)
     io_u->error = -c->res;
   else if (c->op != HIO_OP_FLUSH && (unsigned long long)c->res < io_u->xfer_buflen)
     io_u->resid = io_u->xfer_buflen - (unsigned long long)c->res;
-  j->events[j->nevents++] = io_u;
+  deliver(j, io_u);
 }
 
 /* Through handles: what every handle has ready, and if that is less than
@@ -430,12 +426,7 @@ static int hio_fio_getevents(struct thread_data *td, unsigned int min, unsigned 
                              const struct timespec fio_unused *t) {
   struct hio_fio_job *j = td->io_ops_data;
   j->nevents = 0;
-  while (j->nfailed && j->nevents < max) {
-    struct io_u *io_u = j->failed[--j->nfailed];
-    file_for(j, io_u->file)->inflight--;
-    j->inflight--;
-    j->events[j->nevents++] = io_u;
-  }
+  while (j->nfailed && j->nevents < max) deliver(j, j->failed[--j->nfailed]);
   do {
     unsigned room = max - j->nevents;
     unsigned want = j->nevents < min ? min - j->nevents : 0;
