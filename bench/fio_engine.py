@@ -9,12 +9,14 @@ taken within a round and summarised by their geometric mean with its 95%
 interval (hybridio.stats):
 - hybridio interrupt / io_uring, in IOPS and in CPU per I/O;
 - hybridio poll / the better of the two io_uring jobs of the round.
-Prints a Markdown table (docs/benchmarks.md) and writes fio's JSON.
+Prints a Markdown table (docs/benchmarks.md) and writes the job file and
+fio's JSON.
 """
 import argparse
 import json
 import random
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -30,6 +32,13 @@ CONFIGS = {
     "hio-interrupt": ["ioengine=external:{engine}", "hio_completion=interrupt"],
     "hio-poll": ["ioengine=external:{engine}", "hio_completion=poll"],
 }
+
+# (claim, threshold, its ratio from one round's figures by config: (IOPS, CPU us per I/O))
+CLAIMS = [
+    ("hybridio interrupt / io_uring, IOPS", 0.98, lambda f: f["hio-interrupt"][0] / f["uring"][0]),
+    ("io_uring / hybridio interrupt, CPU per I/O", 1.0, lambda f: f["uring"][1] / f["hio-interrupt"][1]),
+    ("hybridio poll / best io_uring, IOPS", 1.0, lambda f: f["hio-poll"][0] / max(f["uring"][0], f["uring-poll"][0])),
+]
 
 
 def job_file(a, engine):
@@ -64,7 +73,7 @@ def main():
     ap.add_argument("--iodepths", default="1,32", help="(default: %(default)s)")
     ap.add_argument("--cpus_allowed", default="1", help="pin every job to these CPUs (default: %(default)s)")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--out", default="results/fio-engine.json")
+    ap.add_argument("--out", default="results/fio-engine.json", help="fio's JSON; the job file goes beside it")
     a = ap.parse_args()
     if a.rounds < 2 or a.runtime <= 0:
         ap.error(f"--rounds must be >= 2 and --runtime > 0 (got {a.rounds}, {a.runtime:g})")
@@ -80,14 +89,16 @@ def main():
     jobs = job_file(a, a.engine)
     n = a.rounds * len(a.iodepths) * len(CONFIGS)
     print(f"{n} fio jobs of {a.runtime:g} s on {a.file}: about {n * (a.runtime + 0.8) / 60:.0f} min", file=sys.stderr)
-    with tempfile.NamedTemporaryFile("w", suffix=".fio", delete=False) as f:
-        f.write(jobs)
-    p = subprocess.run([fio, "--output-format=json", f.name], capture_output=True, text=True, errors="replace")
+    out_path = Path(a.out)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    job_path = out_path.with_suffix(".fio")
+    job_path.write_text(jobs)
+    p = subprocess.run([fio, "--output-format=json", str(job_path)], capture_output=True, text=True,
+                       errors="replace")
     if p.returncode != 0:
         sys.exit(f"fio failed ({p.returncode}):\n{p.stderr[-2000:]}")
     out = json.loads(p.stdout[p.stdout.index("{"):])
-    Path(a.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(a.out).write_text(json.dumps(out, indent=1))
+    out_path.write_text(json.dumps(out, indent=1))
     got = {}
     for job in out["jobs"]:
         r, qd, c = job["jobname"].split("-", 2)
@@ -95,21 +106,13 @@ def main():
     print("| QD | claim | ratio [95% interval] | verdict |")
     print("|---:|---|---|---|")
     for qd in a.iodepths:
-        rows = {"hybridio interrupt / io_uring, IOPS (>= 0.98)": ([], 0.98),
-                "io_uring / hybridio interrupt, CPU per I/O (>= 1.00)": ([], 1.0),
-                "hybridio poll / best io_uring, IOPS (>= 1.00)": ([], 1.0)}
-        lists = list(rows.values())
-        for r in range(a.rounds):
-            u, up, hi, hp = (got[(r, qd, c)] for c in CONFIGS)
-            lists[0][0].append(hi[0] / u[0])
-            lists[1][0].append(u[1] / hi[1])
-            lists[2][0].append(hp[0] / max(u[0], up[0]))
-        for claim, (ratios, threshold) in rows.items():
-            iv = ratio_interval(ratios)
-            print(f"| {qd} | {claim} | {iv.text(3)} | {STATE_WORDS[judge(iv, threshold)]} |")
-        med = {c: sorted(got[(r, qd, c)][0] for r in range(a.rounds))[a.rounds // 2] for c in CONFIGS}
+        rounds = [{c: got[(r, qd, c)] for c in CONFIGS} for r in range(a.rounds)]
+        for claim, threshold, ratio in CLAIMS:
+            iv = ratio_interval([ratio(f) for f in rounds])
+            print(f"| {qd} | {claim} (>= {threshold:.2f}) | {iv.text(3)} | {STATE_WORDS[judge(iv, threshold)]} |")
+        med = {c: statistics.median(f[c][0] for f in rounds) for c in CONFIGS}
         print(f"|  | median IOPS | " + ", ".join(f"{c} {v:,.0f}" for c, v in med.items()) + " | |")
-    print(f"fio's JSON: {a.out}", file=sys.stderr)
+    print(f"fio's job file: {job_path}, its JSON: {out_path}", file=sys.stderr)
 
 
 if __name__ == "__main__":
