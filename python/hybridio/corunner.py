@@ -120,6 +120,15 @@ class CoRunner:
         with open(self._yaml) as f:
             return parse_yaml_ops(f.read())
 
+    def finish(self):
+        """Ends the run now, as its timeout would (stress-ng writes its
+        report on SIGINT), and returns its bogo ops per second."""
+        if self._duty:
+            self._duty.stop()
+        if self.proc.poll() is None:
+            signal_group(self.proc, signal.SIGINT)
+        return self.result()
+
     def cpu_by_pid(self):
         """{pid: CPU ns} of its live processes (its process group), from their
         schedstat: stress-ng's workers, killed, are never reaped by us, so
@@ -186,17 +195,40 @@ class CpuMeter:
         self._thread.join()
         return False
 
-    def rate(self):
-        if len(self.samples) < 2 or self.samples[-1][0] <= self.samples[0][0]:
-            return None
-        first, last = {}, {}
-        for _, cpu in self.samples:
+    def _series(self):
+        """{pid: [(time, ns), ...]}: each process from its first sample; one
+        that started after the first sample from 0 at the sample before."""
+        series, before = {}, None
+        for t, cpu in self.samples:
             for pid, ns in cpu.items():
-                first.setdefault(pid, ns)
-                last[pid] = ns
-        start = self.samples[0][1]
-        used = sum(last[pid] - (first[pid] if pid in start else 0) for pid in last)
-        return used / 1e9 / (self.samples[-1][0] - self.samples[0][0])
+                if pid not in series:
+                    series[pid] = [] if before is None else [(before, 0)]
+                series[pid].append((t, ns))
+            before = t
+        return series
+
+    def rate(self, window=None):
+        """Cores used over `window` (start, end in time.monotonic()), by
+        linear interpolation between samples; default: all of the samples."""
+        if len(self.samples) < 2:
+            return None
+        t0, t1 = self.samples[0][0], self.samples[-1][0]
+        if window:
+            t0, t1 = max(t0, window[0]), min(t1, window[1])
+        if t1 <= t0:
+            return None
+        used = sum(_at(s, t1) - _at(s, t0) for s in self._series().values())
+        return used / 1e9 / (t1 - t0)
+
+
+def _at(series, t):
+    """A process's CPU ns at time t: held before its first and after its last sample."""
+    if t <= series[0][0]:
+        return series[0][1]
+    for (ta, a), (tb, b) in zip(series, series[1:]):
+        if t <= tb:
+            return a + (b - a) * (t - ta) / (tb - ta)
+    return series[-1][1]
 
 
 def expand_cpus(spec):

@@ -44,6 +44,7 @@ def parse_jobs(jobs):
         "lat_p99_us": p99,
         "cpu_pct": sum(j["usr_cpu"] + j["sys_cpu"] for j in jobs),
         "cpu_us_per_io": cpu_s * 1e6 / ios if ios else 0.0,
+        "runtime_s": max(j["job_runtime"] for j in jobs) / 1e3,
         "emulated": bool(jobs[0].get("hybridio", {}).get("emulated")),
         "error": next((j.get("hybridio", {}).get("error_message", "error") for j in jobs if j["error"]), None),
     }

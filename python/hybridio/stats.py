@@ -145,6 +145,19 @@ def judge(interval, threshold):
     return UNRESOLVED
 
 
+def judge_within(interval, low, high):
+    """met / not_met / unresolved for the claim "low <= ratio <= high": met
+    when the whole interval lies inside, not met when the whole of it lies
+    outside, unresolved when it reaches over an edge."""
+    if interval.n < 2:
+        return UNRESOLVED
+    if low <= interval.low and interval.high <= high:
+        return MET
+    if interval.high < low or interval.low > high:
+        return NOT_MET
+    return UNRESOLVED
+
+
 def decide(ratios, threshold, below=False):
     """(state, interval) of the claim "ratio >= threshold" (or "< threshold"
     with below) from per-round ratios; unresolved and None without any."""

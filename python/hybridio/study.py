@@ -1,7 +1,7 @@
 """hio-study: how each way of waiting for I/O fares when the CPU is shared.
 
-Runs build/hio-bench beside a CPU-bound co-runner (stress-ng) on a limited
-set of cores, over targets x wait strategies x co-runner loads (and I/O
+Runs build/hio-bench (or fio with hybridio's fio engine: --driver fio) beside
+a CPU-bound co-runner (stress-ng) on a limited set of cores, over targets x wait strategies x co-runner loads (and I/O
 thread counts), and writes the raw JSON, summary.json, summary.csv, PNG
 plots and a self-contained report.html with a verdict per target. Then the
 handle experiments (hybridio.handles: priority, queues, the polling period,
@@ -15,7 +15,6 @@ import datetime
 import json
 import os
 import platform
-import subprocess
 import sys
 import tempfile
 import time
@@ -23,7 +22,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from . import bursty, corunner, handles, hiobench, matrix, plots, report, rounds, summary, timeline, verdict
+from . import (bursty, corunner, drivers, fioengine, handles, hiobench, matrix, plots, report, rounds, summary,
+               timeline, verdict)
 from .cores import CoreLimit
 from .errors import UsageError
 
@@ -76,7 +76,16 @@ def parse_args(argv):
                                      "--quick: 50,0)")
     ap.add_argument("--corunner", default="cpu", help="cpu (stress-ng --cpu) or memory (stress-ng --stream)")
     ap.add_argument("--hio-bench", default=hiobench.default_path(), help="(default: %(default)s)")
+    ap.add_argument("--driver", default="hio-bench", choices=drivers.NAMES,
+                    help="what runs the co-runner matrix's cells: hio-bench, or fio with hybridio's fio engine "
+                         "(an emu: target is then a diskless job with hio_emu; --threads stays 1 there). The "
+                         "timeline, bursty and handle experiments always run on hio-bench (default: %(default)s)")
+    ap.add_argument("--fio", default="fio", help="--driver fio: the fio program (default: %(default)s)")
+    ap.add_argument("--fio-engine", default=fioengine.default_engine(),
+                    help="--driver fio: the engine (default: %(default)s)")
     a = ap.parse_args(argv)
+    if a.driver == "fio" and a.threads is None:
+        a.threads = "1"  # one emulated SSD per fio job: see resolve
     for k, v in (QUICK if a.quick else DEFAULTS).items():
         if getattr(a, k) is None:
             setattr(a, k, v)
@@ -108,6 +117,8 @@ def whole_number(name, value, hi, expected):
 def resolve(a):
     """Checks every input before anything runs; returns the study's configuration."""
     hiobench.check(a.hio_bench)
+    driver = drivers.make(a)
+    driver.check()
     known = hiobench.strategies(a.hio_bench)
     strategies = a.strategies.split(",") if a.strategies else known
     for s in strategies:
@@ -135,10 +146,18 @@ def resolve(a):
         raise UsageError(f"unknown co-runner {a.corunner!r} (co-runners: {', '.join(corunner.KINDS)})")
     if any(loads):
         corunner.check_installed()
+    if driver.name == "fio" and a.corunner == "memory":
+        raise UsageError("--driver fio --corunner memory: the memory co-runner is scored by its stress-ng ops over "
+                         "its whole run, which would include the 0.3 s fio takes to start its job; use the "
+                         "hio-bench driver")
     targets = [a.file if t == "file" else t for t in a.targets.split(",")]
+    if driver.name == "fio" and max(threads) > 1 and any(t.startswith("emu:") for t in targets):
+        raise UsageError(f"--driver fio --threads={a.threads}: each fio job has an emulated SSD of its own, so "
+                         f"more than one thread on an emu: target would measure that many SSDs; use --threads 1 "
+                         f"or the hio-bench driver")
     for t in targets:
         if t.startswith("emu:"):
-            why = probe(a, t, "interrupt")
+            why = probe(driver, a, t, "interrupt")
             if why:
                 raise UsageError(f"unknown target {t!r}: {why}")
         elif not os.path.isdir(os.path.dirname(os.path.abspath(t))):
@@ -155,20 +174,13 @@ def resolve(a):
     if a.handles:
         handles.check(a)  # the job files, and the file target of the polling-period experiment
     return {"targets": targets, "strategies": strategies, "loads": loads, "threads": threads, "cores": cores,
-            "out": out, "bursts": bursts, "budget_s": budget_s}
+            "out": out, "bursts": bursts, "budget_s": budget_s, "driver": driver}
 
 
-def probe(a, target, strategy):
-    """None if the target can run the strategy, else hio-bench's reason. The
+def probe(driver, a, target, strategy):
+    """None if the target can run the strategy, else the driver's reason. The
     first probe of a missing file creates it."""
-    cmd = hiobench.command(a.hio_bench, target, strategy, 1, 1, 0.05, None,
-                           a.size if not target.startswith("emu:") else None)
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode == 2:
-        return p.stderr.strip().removeprefix("hio-bench: ")
-    if p.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed: {p.stderr.strip()}")
-    return None
+    return driver.probe(target, strategy, a.size if not target.startswith("emu:") else None)
 
 
 class Runner:
@@ -180,19 +192,26 @@ class Runner:
 
     def io(self, cell):
         cpus = self.cfg["cores"] if cell.cores == "limited" else None
-        cmd = hiobench.command(self.a.hio_bench, cell.target, cell.strategy, cell.threads, cell.iodepth,
-                               self.a.runtime, cpus)
+        cmd = self.cfg["driver"].command(cell.target, cell.strategy, cell.threads, cell.iodepth, self.a.runtime,
+                                         cpus)
         return hiobench.run(cmd, self.a.runtime * 5 + 60, self.limit.add)
 
     def cell(self, cell):
-        """hio-bench's output, and the co-runner's bogo ops/s and CPU (in cores) beside it (None without one)."""
+        """The driver's output and its figures, and the co-runner's bogo ops/s
+        and CPU (in cores) beside it (None without one). The co-runner starts
+        first and is ended when the I/O has ended, and its CPU is read over
+        the I/O's own runtime: fio takes about 0.3 s to start its job, which
+        a co-runner of a fixed length would spend alone."""
         if not cell.load_pct:
-            return self.io(cell), None, None
-        with corunner.CoRunner(self.a.corunner, cell.load_pct, self.cfg["cores"], self.a.runtime) as co:
+            text = self.io(cell)
+            return text, self.cfg["driver"].parse(text, cell.target), None, None
+        with corunner.CoRunner(self.a.corunner, cell.load_pct, self.cfg["cores"], self.a.runtime * 5 + 60) as co:
             self.limit.add(co.proc.pid)
-            with corunner.CpuMeter(co) as meter:
-                out = self.io(cell)
-            return out, co.result(), meter.rate()
+            with corunner.CpuMeter(co, period=0.01) as meter:
+                text = self.io(cell)
+                ended = time.monotonic()
+            io = self.cfg["driver"].parse(text, cell.target)
+            return text, io, co.finish(), meter.rate((ended - io["runtime_s"], ended))
 
     def corunner_alone(self, load):
         """The co-runner alone: its bogo ops/s and its CPU in cores."""
@@ -209,7 +228,7 @@ def run(a, cfg):
     for t in cfg["targets"]:
         supported[t] = []
         for s in cfg["strategies"]:
-            why = probe(a, t, s)
+            why = probe(cfg["driver"], a, t, s)
             if why:
                 unsupported.append(f"{s} on {t}: {why}")
             else:
@@ -256,11 +275,11 @@ def run(a, cfg):
 
     def measure(c, r):
         bar.set_description(f"{c.target[:18]} {c.strategy} {c.threads}t {c.load_pct}%")
-        text, ops, cpu = runner.cell(c)
+        text, io, ops, cpu = runner.cell(c)
         (out / "raw" / f"{len(measurements):04d}.json").write_text(
             json.dumps({"cell": c.__dict__, "repeat": r, "corunner_ops_per_s": ops, "corunner_cpu": cpu,
-                        "hio_bench": json.loads(text)}, indent=1))
-        measurements.append({"cell": c, "repeat": r, "io": hiobench.parse(text), "corunner_ops_per_s": ops,
+                        cfg["driver"].name: json.loads(text)}, indent=1))
+        measurements.append({"cell": c, "repeat": r, "io": io, "corunner_ops_per_s": ops,
                              "corunner_cpu": cpu})
         bar.update()
 
@@ -369,6 +388,7 @@ def run(a, cfg):
                           "error": handle_results["error"], "file": a.file}
     overall = verdict.adaptive_overall(rows)
     meta = {"machine": f"{platform.node()}, {os.cpu_count()} CPUs, Linux {platform.release()}",
+            "driver": cfg["driver"].name,
             "corunner": f"stress-ng {a.corunner}", "cores": limit.how, "runtime": a.runtime, "repeats": a.repeats,
             "interrupted": interrupted, "unsupported": unsupported, "extra_rounds": extra_rounds,
             "budget_s": cfg["budget_s"],

@@ -1,4 +1,6 @@
-"""The co-runner's lifecycle: nothing of it outlives a run, an error or Ctrl-C."""
+"""The co-runner's lifecycle: nothing of it outlives a run, an error or Ctrl-C;
+and what it measures: its CPU over the I/O's own runtime."""
+import argparse
 import signal
 import subprocess
 import sys
@@ -7,7 +9,7 @@ import time
 import pytest
 
 from stress_procs import stress_ng_pids
-from hybridio import corunner
+from hybridio import corunner, matrix, study
 from hybridio.corunner import CoRunner
 
 
@@ -72,3 +74,54 @@ def test_cpu_meter_keeps_what_an_exited_worker_used_and_counts_a_late_one_whole(
                      (1.0, {10: 2_000_000, 12: 300_000_000})]
     # 1 ms + 250 ms + 300 ms over 1 s: the sum over live processes would read 0.296.
     assert meter.rate() == pytest.approx(0.551)
+
+
+def test_cpu_meter_reads_a_window_between_samples():
+    meter = corunner.CpuMeter(None)
+    meter.samples = [(0.0, {10: 1_000_000, 11: 5_000_000}),
+                     (0.5, {10: 1_000_000, 11: 255_000_000, 12: 50_000_000}),
+                     (1.0, {10: 2_000_000, 12: 300_000_000})]
+    # The second half: 1 ms + 0 + 250 ms over 0.5 s.
+    assert meter.rate((0.5, 1.0)) == pytest.approx(0.502)
+    # The middle half, interpolated: 0.5 ms + 125 ms + 150 ms over 0.5 s.
+    assert meter.rate((0.25, 0.75)) == pytest.approx(0.551)
+    # A window reaching past the samples is cut to them; one outside them has no rate.
+    assert meter.rate((-5.0, 0.5)) == pytest.approx(0.6)
+    assert meter.rate((2.0, 3.0)) is None
+
+
+def test_a_co_runner_finished_early_reports_its_ops():
+    with corunner.CoRunner("cpu", 50, "0", 30) as co:
+        time.sleep(0.5)
+        started = time.monotonic()
+        ops = co.finish()
+    assert time.monotonic() - started < 10, "SIGINT did not end stress-ng"
+    assert ops > 0
+
+
+def test_the_co_runner_outlives_an_io_run_that_starts_late(tmp_path):
+    """fio starts its job about 0.3 s after it starts: the co-runner must
+    still be running when the job ends, and its CPU is read over the job's
+    runtime only. Here the "job" is 1 s of sleep after 0.5 s of start-up,
+    so beside it the co-runner has the core to itself."""
+    report = tmp_path / "report.json"
+    report.write_text("{}")
+
+    class LateDriver:
+        name = "late"
+
+        def command(self, *args):
+            return ["sh", "-c", f"sleep 1.5; cat {report}"]
+
+        def parse(self, text, target):
+            return {"runtime_s": 1.0}
+
+    class NoLimit:
+        def add(self, pid):
+            pass
+
+    a = argparse.Namespace(corunner="cpu", runtime=1)
+    runner = study.Runner(a, {"cores": "0", "driver": LateDriver()}, NoLimit())
+    _, io, ops, cpu = runner.cell(matrix.Cell("contention", "emu:pcie4", "poll", 1, 1, 100, "limited"))
+    assert io == {"runtime_s": 1.0} and ops > 0
+    assert cpu > 0.8, cpu  # a co-runner ended by a 1 s clock would have had 0.5 of the job's 1 s

@@ -64,6 +64,19 @@ def test_verdicts_read_the_whole_interval():
     assert stats.judge(stats.Interval(2.0, 2.0, 2.0, 1, "single"), 0.95) == stats.UNRESOLVED
 
 
+def test_a_band_is_met_only_from_inside_it():
+    def within(low, high, n=5):
+        return stats.judge_within(stats.Interval((low + high) / 2, low, high, n, "t"), 0.95, 1.05)
+    assert within(0.97, 1.03) == stats.MET
+    assert within(0.95, 1.05) == stats.MET
+    assert within(1.02, 1.08) == stats.UNRESOLVED
+    assert within(0.90, 0.97) == stats.UNRESOLVED
+    assert within(0.80, 1.20) == stats.UNRESOLVED
+    assert within(1.06, 1.10) == stats.NOT_MET
+    assert within(0.85, 0.94) == stats.NOT_MET
+    assert within(1.0, 1.0, n=1) == stats.UNRESOLVED
+
+
 def test_the_interval_narrows_with_rounds():
     rng = random.Random(3)
     xs = simulated_ratios(rng, 1.0, 0.2, 40)
