@@ -111,7 +111,7 @@ def main():
             iv = ratio_interval([ratio(f) for f in rounds])
             print(f"| {qd} | {claim} (>= {threshold:.2f}) | {iv.text(3)} | {STATE_WORDS[judge(iv, threshold)]} |")
         med = {c: statistics.median(f[c][0] for f in rounds) for c in CONFIGS}
-        print(f"|  | median IOPS | " + ", ".join(f"{c} {v:,.0f}" for c, v in med.items()) + " | |")
+        print("|  | median IOPS | " + ", ".join(f"{c} {v:,.0f}" for c, v in med.items()) + " | |")
     print(f"fio's job file: {job_path}, its JSON: {out_path}", file=sys.stderr)
 
 

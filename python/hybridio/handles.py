@@ -5,9 +5,9 @@ split from writes.
 Each runs build/hio-bench on one of bench/jobs/*.fio with command-line
 overrides, on both cores of the machine and without a co-runner, repeats
 every configuration (all configurations of a repeat, then the next repeat,
-so drift hits them alike) and takes the median per figure. Every run's whole
-JSON is kept under <out>/raw/handles/; the parsed figures go to
-<out>/handles.json; findings() turns them into tables, claims and sentences.
+so drift hits them alike). Every run's whole JSON is kept under
+<out>/raw/handles/; the parsed figures go to <out>/handles.json;
+hybridio.handle_findings turns them into tables, claims and sentences.
 
 Standalone: python3 -m hybridio.handles [--only priority,readahead ...]
 """
@@ -15,7 +15,6 @@ import argparse
 import datetime
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -24,11 +23,11 @@ from pathlib import Path
 
 from . import hiobench, stats
 from .errors import UsageError
+from .handle_findings import (CACHE_MB, EXPERIMENTS, POLL_PERIODS, POLL_SIZES, POLL_TARGET_EMU, QUEUE_JOBS,
+                              QUEUE_MODES, READAHEAD_MODES, READAHEAD_PATTERNS, SHORT_POLL_PERIODS, SHORT_POLL_SIZES,
+                              SPLIT_QUEUES, findings)
 
 JOBS_DIR = hiobench.ROOT / "bench" / "jobs"
-EXPERIMENTS = ("priority", "queues", "poll_period", "cache", "readahead", "split")
-TITLES = {"priority": "Priority", "queues": "Dedicated and shared queues", "poll_period": "Polling period",
-          "cache": "Block cache", "readahead": "Read-ahead", "split": "Reads apart from writes"}
 JOB_FILES = {"priority": "priority.fio", "queues": "queues.fio", "poll_period": "poll_period.fio",
              "cache": "cache.fio", "readahead": "readahead.fio", "split": "split_rw.fio"}
 # Seconds a job file runs before it measures (its ramp_time), for the time estimate.
@@ -42,28 +41,6 @@ LONGER = {"priority": 2, "cache": 2, "readahead": 2, "split": 2}
 def run_s(experiment, runtime):
     """A run's measured seconds."""
     return runtime * LONGER.get(experiment, 1)
-
-QUEUE_JOBS = (1, 2, 3, 4)
-QUEUE_MODES = ("dedicated", "shared")
-POLL_SIZES = ("4k", "8k", "16k", "64k")
-POLL_PERIODS = (0, 2, 5, 10, 20, 50, 100, 200)  # µs; 0 spins; plus "auto"
-# hio-study --quick: the smallest and largest size, a period per decade.
-SHORT_POLL_SIZES = ("4k", "64k")
-SHORT_POLL_PERIODS = (0, 5, 20, 100)
-POLL_TARGET_EMU = "emu:pcie4"
-CACHE_MB = ((128, "2:1", 1 / 2), (51, "5:1", 1 / 5), (26, "10:1", 1 / 10), (0, "no cache", None))
-READAHEAD_PATTERNS = ("randread", "read")
-READAHEAD_MODES = ("auto", "on", "off")
-SPLIT_QUEUES = ("shared", "split_rw")
-
-# The claims' thresholds.
-PRIORITY_RATIO = 2.0
-PRIORITY_SPREAD = 0.10
-REACH = 0.95       # a fixed period "reaches" the best when its IOPS >= REACH x best
-AUTO_CPU = 1.25    # auto may spend up to this x the cheapest CPU among those that reach the best
-READAHEAD_AUTO = 0.95
-EPS = 1e-9         # relative slack so that a figure exactly on a threshold counts as meeting it
-
 
 @dataclass
 class Run:
@@ -162,12 +139,8 @@ def _get(d, *path):
     return d
 
 
-def _num(x):
-    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None
-
-
 def _iops(job):
-    r, w = _num(_get(job, "read", "iops")), _num(_get(job, "write", "iops"))
+    r, w = stats.number(_get(job, "read", "iops")), stats.number(_get(job, "write", "iops"))
     if r is None and w is None:
         return None
     return (r or 0.0) + (w or 0.0)
@@ -187,33 +160,33 @@ def figures(experiment, doc):
                          if _handle(j).get("priority") == "high"]}
     if experiment == "queues":
         iops = [_iops(j) for j in jobs]
-        waits = [_num(_handle(j).get("lock_wait_pct")) for j in jobs]
+        waits = [stats.number(_handle(j).get("lock_wait_pct")) for j in jobs]
         waits = [w for w in waits if w is not None]
         return {"iops": sum(x for x in iops if x is not None) if any(x is not None for x in iops) else None,
                 "lock_wait_pct": sum(waits) / len(waits) if waits else None, "jobs": len(jobs)}
     if experiment in ("poll_period", "cache", "readahead"):
         j = jobs[0] if jobs else {}
-        f = {"iops": _num(_get(j, "read", "iops"))}
+        f = {"iops": stats.number(_get(j, "read", "iops"))}
         if experiment == "poll_period":
             ct = _handle(j).get("completion_thread") or {}
-            f.update(cpu_pct=_num(ct.get("cpu_pct")), period_us_mean=_num(ct.get("period_us_mean")),
-                     period_us_last=_num(ct.get("period_us_last")))
+            f.update(cpu_pct=stats.number(ct.get("cpu_pct")), period_us_mean=stats.number(ct.get("period_us_mean")),
+                     period_us_last=stats.number(ct.get("period_us_last")))
         else:
             cache = _handle(j).get("cache") or {}
-            f.update(hit_ratio=_num(cache.get("hit_ratio")), readahead_ios=_num(cache.get("readahead_ios")))
+            f.update(hit_ratio=stats.number(cache.get("hit_ratio")), readahead_ios=stats.number(cache.get("readahead_ios")))
         return f
     if experiment == "split":
         reader = next((j for j in jobs if j.get("jobname") == "reader"), None)
         writer = next((j for j in jobs if j.get("jobname") == "writer"), None)
         if reader is None:
-            reader = next((j for j in jobs if (_num(_get(j, "read", "iops")) or 0) > 0), {})
+            reader = next((j for j in jobs if (stats.number(_get(j, "read", "iops")) or 0) > 0), {})
         if writer is None:
-            writer = next((j for j in jobs if (_num(_get(j, "write", "iops")) or 0) > 0), {})
-        p99 = _num(_get(reader, "read", "clat_ns", "percentile", "99.000000"))
-        mean = _num(_get(reader, "read", "clat_ns", "mean"))
+            writer = next((j for j in jobs if (stats.number(_get(j, "write", "iops")) or 0) > 0), {})
+        p99 = stats.number(_get(reader, "read", "clat_ns", "percentile", "99.000000"))
+        mean = stats.number(_get(reader, "read", "clat_ns", "mean"))
         return {"read_p99_us": p99 / 1e3 if p99 is not None else None,
                 "read_mean_us": mean / 1e3 if mean is not None else None,
-                "write_iops": _num(_get(writer, "write", "iops"))}
+                "write_iops": stats.number(_get(writer, "write", "iops"))}
     raise ValueError(f"unknown experiment {experiment!r}")
 
 
@@ -259,373 +232,6 @@ def run(a, out, step=None, runs=None, results=None):
         if step:
             step(f"handles {r.key}")
     return results
-
-
-# --- findings --------------------------------------------------------------------------------------------------
-
-def median(xs):
-    xs = [x for x in xs if x is not None]
-    return statistics.median(xs) if xs else None
-
-
-def medians(results, experiment):
-    """{key: {"config":..., "emulated":..., "target":..., "repeats": n, "figures": {name: median},
-    "spread": {name: %}, "ci95": {name: [low, high]}}} for one experiment, in the order the runs came;
-    nested dicts of figures (per job) are medianed per entry; ci95 holds the 95% interval of each
-    numeric figure's centre (hybridio.stats) where it has two repeats or more."""
-    by = {}
-    for rec in results.get("runs", []):
-        if rec.get("experiment") != experiment:
-            continue
-        by.setdefault(rec["key"], []).append(rec)
-    out = {}
-    for key, recs in by.items():
-        figs = {}
-        names = []
-        for rec in recs:
-            for n in rec.get("figures", {}):
-                if n not in names:
-                    names.append(n)
-        for n in names:
-            vals = [rec["figures"].get(n) for rec in recs]
-            if any(isinstance(v, dict) for v in vals):
-                sub = {}
-                for v in vals:
-                    for k in (v or {}):
-                        sub.setdefault(k, []).append(v[k])
-                figs[n] = {k: median(v) for k, v in sub.items()}
-            elif any(isinstance(v, list) for v in vals):
-                figs[n] = next((v for v in vals if v), [])
-            else:
-                figs[n] = median(_num(v) for v in vals)
-        ci95 = {}
-        for n in names:
-            iv = stats.figure_interval([_num(rec["figures"].get(n)) for rec in recs])
-            if iv and iv.n > 1:
-                ci95[n] = [iv.low, iv.high]
-        out[key] = {"config": recs[0]["config"], "target": recs[0].get("target"),
-                    "emulated": all(rec.get("emulated") for rec in recs), "repeats": len(recs), "figures": figs,
-                    "spread": {n: spread_pct([rec["figures"].get(n) for rec in recs]) for n in names},
-                    "ci95": ci95}
-    return out
-
-
-def spread_pct(values):
-    """(max - min) / median of a figure's repeats, in %; None for fewer than
-    two numbers (or a nested figure)."""
-    xs = [float(v) for v in values if _num(v) is not None]
-    if len(xs) < 2 or not statistics.median(xs):
-        return None
-    return (max(xs) - min(xs)) / statistics.median(xs) * 100
-
-
-def _at_least(x, limit):
-    return x >= limit * (1 - EPS)
-
-
-def _at_most(x, limit):
-    return x <= limit * (1 + EPS) + 1e-12
-
-
-def device(target, is_emulated):
-    return "emulated" if is_emulated else target
-
-
-def met(passed):
-    return "met" if passed else "NOT met"
-
-
-def _fx(x, digits=1):
-    return "–" if x is None else f"{x:.{digits}f}"
-
-
-def _k(x):
-    return "–" if x is None else f"{x:,.0f}"
-
-
-def priority_claims(jobs_on, high, jobs_off):
-    """jobs_on/jobs_off: {job: median IOPS} with priority and without; high:
-    the high-priority job's name. Returns (claims, sentences)."""
-    claims, said = [], []
-    others = {j: v for j, v in (jobs_on or {}).items() if j != high and v is not None}
-    if jobs_on and high in jobs_on and jobs_on[high] is not None and others:
-        top = max(others.values())
-        ratio = jobs_on[high] / top if top else float("inf")
-        ok = _at_least(ratio, PRIORITY_RATIO)
-        claims.append({"text": f"with priority, the high job's IOPS >= {PRIORITY_RATIO:g} x each other job's",
-                       "measured": {"ratio_high_to_max_other": ratio, "high_iops": jobs_on[high],
-                                    "max_other_iops": top}, "passed": ok})
-        said.append(f"Priority: the high-priority job got {ratio:.1f}x the IOPS of the busiest other job "
-                    f"(claim: >= {PRIORITY_RATIO:g}x): {met(ok)}.")
-    else:
-        said.append("Priority: the run with priority is missing, so its claim is not judged.")
-    vals = [v for v in (jobs_off or {}).values() if v is not None]
-    if len(vals) >= 2:
-        lo, hi = min(vals), max(vals)
-        spread = (hi - lo) / lo if lo else float("inf")
-        ok = _at_most(spread, PRIORITY_SPREAD)
-        claims.append({"text": f"without priority, the {len(vals)} jobs' IOPS are within "
-                               f"{PRIORITY_SPREAD:.0%} of each other ((max - min) / min)",
-                       "measured": {"spread": spread, "min_iops": lo, "max_iops": hi}, "passed": ok})
-        said.append(f"Without priority the {len(vals)} jobs were within {spread:.2%} of each other "
-                    f"(claim: <= {PRIORITY_SPREAD:.0%}): {met(ok)}.")
-    else:
-        said.append("Priority: the run without priority is missing, so its claim is not judged.")
-    return claims, said
-
-
-def _priority(results):
-    m = medians(results, "priority")
-    on, off = m.get("priority-high"), m.get("priority-normal")
-    jobs_on = on["figures"].get("jobs", {}) if on else {}
-    jobs_off = off["figures"].get("jobs", {}) if off else {}
-    high = ((on["figures"].get("high") or [None])[0] if on else None) or "high"
-    rows = []
-    for label, rec, jobs in (("on", on, jobs_on), ("off", off, jobs_off)):
-        if rec:
-            for j, v in jobs.items():
-                rows.append({"priority": label, "job": j, "device": device(rec["target"], rec["emulated"]),
-                             "IOPS": v, "repeats": rec["repeats"]})
-    claims, said = priority_claims(jobs_on, high, jobs_off)
-    return {"columns": ["priority", "job", "device", "IOPS", "repeats"], "rows": rows, "claims": claims,
-            "sentences": said}
-
-
-def queue_peaks(points):
-    """points: {queue: {jobs: IOPS}} -> {queue: jobs with the most IOPS} (the
-    fewest jobs on a tie: where scaling stopped)."""
-    peaks = {}
-    for q, by in points.items():
-        good = {n: v for n, v in by.items() if v is not None}
-        if good:
-            top = max(good.values())
-            peaks[q] = min(n for n, v in good.items() if v >= top)
-    return peaks
-
-
-def _queues(results):
-    m = medians(results, "queues")
-    rows, points, waits = [], {}, {}
-    for rec in m.values():
-        q, n = rec["config"]["queue"], rec["config"]["jobs"]
-        f = rec["figures"]
-        points.setdefault(q, {})[n] = f.get("iops")
-        waits.setdefault(q, {})[n] = f.get("lock_wait_pct")
-        rows.append({"queue": q, "jobs": n, "device": device(rec["target"], rec["emulated"]), "IOPS": f.get("iops"),
-                     "lock wait %": f.get("lock_wait_pct"), "IOPS spread %": rec["spread"].get("iops"),
-                     "repeats": rec["repeats"]})
-    rows.sort(key=lambda r: (QUEUE_MODES.index(r["queue"]) if r["queue"] in QUEUE_MODES else 9, r["jobs"]))
-    peaks = queue_peaks(points)
-    said = []
-    if peaks:
-        parts = [f"{q} queues stop scaling at {n} job{'s' if n != 1 else ''} ({_k(points[q][n])} IOPS)"
-                 for q, n in peaks.items()]
-        said.append("Queues: " + "; ".join(parts) + ".")
-    top = max(QUEUE_JOBS)
-    d, s = points.get("dedicated", {}).get(top), points.get("shared", {}).get(top)
-    measured = {"peak_jobs": peaks}
-    if d is not None and s:
-        measured["dedicated_over_shared_at_4"] = d / s
-        said.append(f"At {top} jobs dedicated queues gave {d / s:.2f}x the IOPS of one shared queue "
-                    f"({_k(d)} against {_k(s)}); the shared queue's jobs waited for its lock "
-                    f"{_fx(waits['shared'].get(top))}% of the time, the dedicated ones "
-                    f"{_fx(waits.get('dedicated', {}).get(top))}%.")
-    elif not peaks:
-        said.append("Queues: no runs.")
-    return {"columns": ["queue", "jobs", "device", "IOPS", "lock wait %", "IOPS spread %", "repeats"], "rows": rows, "claims": [],
-            "sentences": said, "measured": measured}
-
-
-def poll_claim(fixed, auto):
-    """fixed: {period_us: (IOPS, CPU %)} of the fixed periods; auto: (IOPS, CPU %) or None.
-    best = the most IOPS of any fixed period; the periods that reach it have
-    IOPS >= 0.95 x best; cpu_floor = the least CPU among them. Auto passes with
-    IOPS >= 0.95 x best and CPU <= 1.25 x cpu_floor. Returns a dict (passed None
-    when it cannot be judged)."""
-    good = {p: (i, c) for p, (i, c) in fixed.items() if i is not None}
-    if not good:
-        return {"best_period_us": None, "best_iops": None, "cpu_floor": None, "auto_iops_ratio": None,
-                "auto_cpu_ratio": None, "passed": None}
-    best = max(i for i, _ in good.values())
-    # On a tie for the most IOPS: the cheaper period, then the longer one.
-    best_p = min((p for p, (i, _) in good.items() if i >= best),
-                 key=lambda p: (good[p][1] if good[p][1] is not None else float("inf"), -p))
-    reach = {p: c for p, (i, c) in good.items() if _at_least(i, REACH * best) and c is not None}
-    floor = min(reach.values()) if reach else None
-    f = {"best_period_us": best_p, "best_iops": best, "cpu_floor": floor,
-         "reaching_periods_us": sorted(p for p, (i, _) in good.items() if _at_least(i, REACH * best)),
-         "auto_iops_ratio": None, "auto_cpu_ratio": None, "passed": None}
-    if auto is None or auto[0] is None:
-        return f
-    ai, ac = auto
-    f["auto_iops_ratio"] = ai / best if best else None
-    if floor is None or ac is None:
-        return f  # no CPU figure: not judged
-    f["auto_cpu_ratio"] = ac / floor if floor else (1.0 if ac == 0 else float("inf"))
-    f["iops_ok"] = _at_least(ai, REACH * best)
-    f["cpu_ok"] = _at_most(ac, AUTO_CPU * floor)
-    f["passed"] = f["iops_ok"] and f["cpu_ok"]
-    return f
-
-
-def _period_label(p):
-    return "spin" if p == 0 else ("auto" if p == "auto" else f"{p} µs")
-
-
-def _poll_period(results):
-    m = medians(results, "poll_period")
-    rows, groups = [], {}
-    for rec in m.values():
-        c, f = rec["config"], rec["figures"]
-        dev = device(c["target"], rec["emulated"])
-        groups.setdefault((c["target"], c["bs"]), {"device": dev, "fixed": {}, "auto": None})
-        g = groups[(c["target"], c["bs"])]
-        if c["period"] == "auto":
-            g["auto"] = f
-        else:
-            g["fixed"][c["period"]] = f
-        rows.append({"target": dev, "bs": c["bs"], "period": _period_label(c["period"]), "period_us": c["period"],
-                     "IOPS": f.get("iops"), "CPU %": f.get("cpu_pct"), "mean period µs": f.get("period_us_mean"),
-                     "last period µs": f.get("period_us_last"), "IOPS spread %": rec["spread"].get("iops"),
-                     "repeats": rec["repeats"]})
-    claims, said, summary = [], [], []
-    for (target, bs), g in groups.items():
-        fixed = {p: (f.get("iops"), f.get("cpu_pct")) for p, f in g["fixed"].items()}
-        auto = (g["auto"].get("iops"), g["auto"].get("cpu_pct")) if g["auto"] else None
-        r = poll_claim(fixed, auto)
-        r.update(target=g["device"], bs=bs)
-        if g["auto"]:
-            r.update(auto_period_us_mean=g["auto"].get("period_us_mean"),
-                     auto_period_us_last=g["auto"].get("period_us_last"))
-        summary.append(r)
-        where = f"{g['device']}, {bs}"
-        if r["passed"] is None:
-            why = ("auto did not run" if auto is None or auto[0] is None else
-                   "no fixed period ran" if r["best_iops"] is None else "a CPU figure is missing")
-            said.append(f"Polling period, {where}: {why}, so the claim is not judged.")
-            continue
-        text = (f"{where}: auto gets >= {REACH:.0%} of the best fixed period's IOPS at <= {AUTO_CPU:g} x the "
-                f"least CPU of the periods that reach {REACH:.0%} of it")
-        claims.append({"text": text, "measured": {k: r[k] for k in ("best_period_us", "best_iops", "cpu_floor",
-                                                                      "auto_iops_ratio", "auto_cpu_ratio")},
-                       "passed": r["passed"]})
-        said.append(f"Polling period, {where}: the best fixed period was {_period_label(r['best_period_us'])} "
-                    f"({_k(r['best_iops'])} IOPS); those within {1 - REACH:.0%} of it need at least "
-                    f"{_fx(r['cpu_floor'])}% CPU; auto (mean period {_fx(r.get('auto_period_us_mean'))} µs) got "
-                    f"{_fx(r['auto_iops_ratio'], 3)}x the IOPS at {_fx(r['auto_cpu_ratio'], 3)}x that CPU "
-                    f"(claim: >= {REACH:g}x and <= {AUTO_CPU:g}x): {met(r['passed'])}.")
-    return {"columns": ["target", "bs", "period", "IOPS", "CPU %", "mean period µs", "last period µs",
-                        "IOPS spread %", "repeats"],
-            "rows": rows, "claims": claims, "sentences": said, "summary": summary,
-            "summary_columns": ["target", "bs", "best_period_us", "best_iops", "cpu_floor", "auto_period_us_mean",
-                                "auto_iops_ratio", "auto_cpu_ratio", "passed"]}
-
-
-def _cache(results):
-    m = medians(results, "cache")
-    expected = {mb: (ratio, exp) for mb, ratio, exp in CACHE_MB}
-    base = next((rec["figures"].get("iops") for rec in m.values() if rec["config"]["cache_mb"] == 0), None)
-    rows, parts = [], []
-    for rec in sorted(m.values(), key=lambda r: -r["config"]["cache_mb"]):
-        mb, f = rec["config"]["cache_mb"], rec["figures"]
-        ratio, exp = expected.get(mb, (rec["config"].get("ratio"), None))
-        iops = f.get("iops")
-        rows.append({"cache MiB": mb, "dataset:cache": ratio, "device": device(rec["target"], rec["emulated"]),
-                     "IOPS": iops, "hit ratio": f.get("hit_ratio"), "expected hit ratio": exp,
-                     "IOPS / no cache": iops / base if iops is not None and base else None,
-                     "IOPS spread %": rec["spread"].get("iops"), "repeats": rec["repeats"]})
-        if mb and f.get("hit_ratio") is not None:
-            parts.append(f"{f['hit_ratio']:.2f} at {ratio} (expected {exp:.2f})"
-                         + (f", {iops / base:.2f}x the IOPS of no cache" if iops is not None and base else ""))
-    said = [f"Cache: hit ratio {'; '.join(parts)}."] if parts else (["Cache: no runs."] if not m else [])
-    return {"columns": ["cache MiB", "dataset:cache", "device", "IOPS", "hit ratio", "expected hit ratio",
-                        "IOPS / no cache", "IOPS spread %", "repeats"], "rows": rows, "claims": [], "sentences": said}
-
-
-def readahead_claim(by_mode):
-    """by_mode: {"auto"|"on"|"off": IOPS}. auto >= 0.95 x max(on, off); None when a run is missing."""
-    a, on, off = by_mode.get("auto"), by_mode.get("on"), by_mode.get("off")
-    if a is None or (on is None and off is None):
-        return None
-    best_mode = max((m for m in ("on", "off") if by_mode.get(m) is not None), key=lambda m: by_mode[m])
-    best = by_mode[best_mode]
-    return {"ratio": a / best if best else float("inf"), "better_of_on_off": best_mode,
-            "passed": _at_least(a, READAHEAD_AUTO * best)}
-
-
-def _readahead(results):
-    m = medians(results, "readahead")
-    rows, by = [], {}
-    for rec in m.values():
-        c, f = rec["config"], rec["figures"]
-        by.setdefault(c["rw"], {})[c["readahead"]] = f.get("iops")
-        rows.append({"pattern": c["rw"], "readahead": c["readahead"], "device": device(rec["target"], rec["emulated"]),
-                     "IOPS": f.get("iops"), "hit ratio": f.get("hit_ratio"), "read-ahead I/Os": f.get("readahead_ios"),
-                     "IOPS spread %": rec["spread"].get("iops"), "repeats": rec["repeats"]})
-    claims, said = [], []
-    for rw in READAHEAD_PATTERNS + tuple(k for k in by if k not in READAHEAD_PATTERNS):
-        if rw not in by:
-            continue
-        words = "random reads" if rw == "randread" else ("sequential reads" if rw == "read" else rw)
-        r = readahead_claim(by[rw])
-        if r is None:
-            said.append(f"Read-ahead, {words}: a run is missing, so the claim is not judged.")
-            continue
-        claims.append({"text": f"{words}: auto's IOPS >= {READAHEAD_AUTO:g} x the better of on and off",
-                       "measured": {"ratio": r["ratio"], "better_of_on_off": r["better_of_on_off"]},
-                       "passed": r["passed"]})
-        said.append(f"Read-ahead, {words}: auto got {r['ratio']:.3f}x the IOPS of the better of on and off "
-                    f"({r['better_of_on_off']}) (claim: >= {READAHEAD_AUTO:g}x): {met(r['passed'])}.")
-    return {"columns": ["pattern", "readahead", "device", "IOPS", "hit ratio", "read-ahead I/Os", "IOPS spread %",
-                        "repeats"],
-            "rows": rows, "claims": claims, "sentences": said}
-
-
-def _split(results):
-    m = medians(results, "split")
-    rows, by = [], {}
-    for rec in m.values():
-        q, f = rec["config"]["queue"], rec["figures"]
-        by[q] = f
-        rows.append({"queue": q, "device": device(rec["target"], rec["emulated"]),
-                     "reader p99 µs": f.get("read_p99_us"), "reader mean µs": f.get("read_mean_us"),
-                     "writer IOPS": f.get("write_iops"), "p99 spread %": rec["spread"].get("read_p99_us"),
-                     "repeats": rec["repeats"]})
-    said, measured = [], {}
-    s, t = (by.get("shared") or {}).get("read_p99_us"), (by.get("split_rw") or {}).get("read_p99_us")
-    if s is not None and t:
-        measured["p99_shared_over_split"] = s / t
-        said.append(f"Split: the reader's p99 was {_fx(s)} µs on the shared queue and {_fx(t)} µs with reads and "
-                    f"writes on separate queues ({s / t:.2f}x); the writer got {_k(by['shared'].get('write_iops'))} "
-                    f"and {_k(by['split_rw'].get('write_iops'))} IOPS.")
-    elif m:
-        said.append("Split: a run is missing, so no comparison.")
-    return {"columns": ["queue", "device", "reader p99 µs", "reader mean µs", "writer IOPS", "p99 spread %", "repeats"],
-            "rows": rows, "claims": [], "sentences": said, "measured": measured}
-
-
-BUILDERS = {"priority": _priority, "queues": _queues, "poll_period": _poll_period, "cache": _cache,
-            "readahead": _readahead, "split": _split}
-
-
-def findings(results):
-    """{experiment: {"title", "emulated", "columns", "rows", "claims", "sentences", ...}} for every experiment
-    with at least one run, in EXPERIMENTS order."""
-    runs = results.get("runs", []) if results else []
-    present = {r.get("experiment") for r in runs}
-    out = {}
-    for e in EXPERIMENTS:
-        if e not in present:
-            continue
-        f = BUILDERS[e](results)
-        f["title"] = TITLES[e]
-        f["emulated"] = all(r.get("emulated") for r in runs if r.get("experiment") == e)
-        out[e] = f
-    return out
-
-
-def sentences(found):
-    return [s for f in found.values() for s in f["sentences"]]
 
 
 # --- standalone ------------------------------------------------------------------------------------------------

@@ -36,6 +36,7 @@ RANK_LEVEL = 0.975    # a winner is named at this level: a false one in at most 
 BOOTSTRAP_FROM = 10   # rounds from which the bootstrap replaces Student's t
 RESAMPLES = 4000
 NOISE_BAND = 0.01     # a lead within 1% is a tie
+STARVED = 1e-3        # a figure of 0 against a positive one counts as this share of it: the ratio stays defined
 
 MET, NOT_MET, UNRESOLVED = "met", "not_met", "unresolved"
 STATE_WORDS = {MET: "met", NOT_MET: "NOT met", UNRESOLVED: "unresolved"}
@@ -168,6 +169,44 @@ def decide(ratios, threshold, below=False):
     if below:
         st = {MET: NOT_MET, NOT_MET: MET}.get(st, st)
     return st, iv
+
+
+def claim(cid, text, ratios, threshold, below=False):
+    """A claim on per-round ratios, "ratio >= threshold" (or "< threshold"
+    with below): its id, text, state, threshold and interval."""
+    st, iv = decide(ratios, threshold, below)
+    return {"id": cid, "text": text, "state": st, "threshold": threshold,
+            "interval": iv.as_dict() if iv else None, "interval_text": describe(iv)}
+
+
+def worst_state(states):
+    """A claim over several parts: not met if one is, unresolved if one is, else met."""
+    states = list(states)
+    if NOT_MET in states:
+        return NOT_MET
+    if UNRESOLVED in states or not states:
+        return UNRESOLVED
+    return MET
+
+
+def number(x):
+    """x as a float if it is a number (not a bool), else None."""
+    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else None
+
+
+def median(xs):
+    """The median of the values that are not None; None without any."""
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def spread_pct(values):
+    """(max - min) / median of a figure's rounds, in %; None for fewer than
+    two numbers (or a nested figure)."""
+    xs = [number(v) for v in values if number(v) is not None]
+    if len(xs) < 2 or not statistics.median(xs):
+        return None
+    return (max(xs) - min(xs)) / statistics.median(xs) * 100
 
 
 def describe(interval):

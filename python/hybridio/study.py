@@ -22,8 +22,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from . import (bursty, corunner, drivers, fioengine, handles, hiobench, matrix, plots, report, rounds, summary,
-               timeline, verdict)
+from . import (bursty, corunner, drivers, fioengine, handle_findings, handles, hiobench, matrix, plots, report,
+               rounds, summary, timeline, verdict)
 from .cores import CoreLimit
 from .errors import UsageError
 
@@ -44,7 +44,7 @@ def parse_args(argv):
                     help=f"a short study (about 4 min): targets {QUICK['targets']}, loads {QUICK['loads']}, "
                          f"{QUICK['repeats']} rounds, no scaling experiment and no extra rounds, 1 round of the "
                          f"bursty and handle experiments, the polling period at "
-                         f"{' and '.join(handles.SHORT_POLL_SIZES)} only")
+                         f"{' and '.join(handle_findings.SHORT_POLL_SIZES)} only")
     ap.add_argument("--out", help="results folder (default: a new folder in the system temp directory)")
     ap.add_argument("--targets", help=f"comma-separated: 'file' (see --file), emu:PROFILE[,...], or a path "
                                       f"(default: {DEFAULT_TARGETS})")
@@ -380,7 +380,7 @@ def run(a, cfg):
     (out / "verdicts.json").write_text(json.dumps(verdicts, indent=1, default=str))
     handle_section = None
     if handle_plan:
-        found = handles.findings(handle_results)
+        found = handle_findings.findings(handle_results)
         handle_results["findings"] = found
         (out / "handles.json").write_text(json.dumps(handle_results, indent=1, default=str))
         handle_section = {"findings": found, "figures": plots.draw_handles(found, out / "plots"),

@@ -1,7 +1,6 @@
 """From raw measurements to the summary table (summary.json, summary.csv)."""
 import csv
 import json
-import statistics
 
 from . import stats
 
@@ -11,11 +10,6 @@ COLUMNS = ["experiment", "target", "emulated", "strategy", "threads", "iodepth",
            "iops", "iops_solo", "lat_mean_us", "lat_p99_us", "cpu_us_per_io", "corunner_ops_per_s",
            "corunner_solo_ops_per_s", "repeats", "spread_pct"] + \
     [f"{f}_ci95_{end}" for f in WITH_INTERVAL for end in ("low", "high")]
-
-
-def median(xs):
-    xs = [x for x in xs if x is not None]
-    return statistics.median(xs) if xs else None
 
 
 def summarize(measurements, corunner_solo):
@@ -31,16 +25,16 @@ def summarize(measurements, corunner_solo):
     for runs in by_key.values():
         c = runs[0]["cell"]
         iops = [r["io"]["iops"] for r in runs]
-        med = median(iops)
+        med = stats.median(iops)
         rows.append({
             "experiment": c.experiment, "target": c.target, "emulated": runs[0]["io"]["emulated"],
             "strategy": c.strategy, "threads": c.threads, "iodepth": c.iodepth, "cores": c.cores,
             "corunner_load_pct": c.load_pct, "iops": med, "iops_solo": None,
-            "lat_mean_us": median(r["io"]["lat_mean_us"] for r in runs),
-            "lat_p99_us": median(r["io"]["lat_p99_us"] for r in runs),
-            "cpu_us_per_io": median(r["io"]["cpu_us_per_io"] for r in runs),
-            "corunner_ops_per_s": median(r["corunner_ops_per_s"] for r in runs),
-            "corunner_solo_ops_per_s": median(corunner_solo.get(c.load_pct, [])) if c.load_pct else None,
+            "lat_mean_us": stats.median(r["io"]["lat_mean_us"] for r in runs),
+            "lat_p99_us": stats.median(r["io"]["lat_p99_us"] for r in runs),
+            "cpu_us_per_io": stats.median(r["io"]["cpu_us_per_io"] for r in runs),
+            "corunner_ops_per_s": stats.median(r["corunner_ops_per_s"] for r in runs),
+            "corunner_solo_ops_per_s": stats.median(corunner_solo.get(c.load_pct, [])) if c.load_pct else None,
             "repeats": len(runs),
             "spread_pct": 100.0 * (max(iops) - min(iops)) / med if med else 0.0,
         })

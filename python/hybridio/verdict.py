@@ -179,26 +179,16 @@ def round_scores(runs, corunner_alone, target, progress="corunner_ops_per_s"):
     return out
 
 
-STARVED = 1e-3  # a figure of 0 against a positive one counts as this share of it: the ratio stays defined
-
-
 def _pairs(scores, a, b, load, what=0):
     """Per-round ratios of a's to b's figure (0: score, 1: IOPS, 2: co-runner ops/s) at one load; a round
     where b's is 0 pairs nothing, one where only a's is 0 gives STARVED."""
     sa, sb = scores.get((a, load), {}), scores.get((b, load), {})
-    return [max(sa[k][what] or 0.0, STARVED * sb[k][what]) / sb[k][what] for k in sorted(sa)
+    return [max(sa[k][what] or 0.0, stats.STARVED * sb[k][what]) / sb[k][what] for k in sorted(sa)
             if k in sb and sb[k][what]]
 
 
 def _mean_score(scores, strategy, load):
     return statistics.fmean(v[0] for v in scores[(strategy, load)].values())
-
-
-def _claim(cid, text, ratios, threshold, below=False):
-    """A claim on per-round ratios: "ratio >= threshold", or "< threshold" with below."""
-    st, iv = stats.decide(ratios, threshold, below)
-    return {"id": cid, "text": text, "state": st, "threshold": threshold,
-            "interval": iv.as_dict() if iv else None, "interval_text": stats.describe(iv)}
 
 
 def paired_verdict(runs, corunner_alone, target, progress="corunner_ops_per_s"):
@@ -220,11 +210,11 @@ def paired_verdict(runs, corunner_alone, target, progress="corunner_ops_per_s"):
     poll_rank = {ld: stats.rank(_pairs(scores, "poll", "interrupt", ld)) for ld in loads
                  if ("poll", ld) in scores and ("interrupt", ld) in scores}
     if ("poll", 0) in scores and ("interrupt", 0) in scores:
-        claims.append(dict(_claim("poll-beats-interrupt-alone", "alone, poll's IOPS >= interrupt's",
+        claims.append(dict(stats.claim("poll-beats-interrupt-alone", "alone, poll's IOPS >= interrupt's",
                                   _pairs(scores, "poll", "interrupt", 0, 1), 1.0), load=0))
     top = max(loads) if loads else 0
     if top and ("poll", top) in scores and ("interrupt", top) in scores:
-        claims.append(dict(_claim("poll-starves-corunner", f"at {top}% load, the co-runner gets less beside poll "
+        claims.append(dict(stats.claim("poll-starves-corunner", f"at {top}% load, the co-runner gets less beside poll "
                                                            f"than beside interrupt",
                                   _pairs(scores, "poll", "interrupt", top, 2), 1.0, below=True), load=top))
     statics = [st for st in strategies if st != "adaptive"]
@@ -233,7 +223,7 @@ def paired_verdict(runs, corunner_alone, target, progress="corunner_ops_per_s"):
         if ("adaptive", ld) not in scores or not rivals:
             continue
         best = max(rivals, key=lambda st: _mean_score(scores, st, ld))
-        c = _claim(f"adaptive-{ld}", f"{'alone' if not ld else f'at {ld}% load'}, adaptive's score >= "
+        c = stats.claim(f"adaptive-{ld}", f"{'alone' if not ld else f'at {ld}% load'}, adaptive's score >= "
                                      f"{ADAPTIVE_REACH:g} x the best static strategy's ({best})",
                    _pairs(scores, "adaptive", best, ld), ADAPTIVE_REACH)
         claims.append(dict(c, load=ld, best_static=best))

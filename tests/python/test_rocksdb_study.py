@@ -416,6 +416,22 @@ def test_threads_claim():
     assert rf.threads_claim(rows[:2] + [row("hybridio-adaptive-own", 5.0, 0, 200.0, threads=4)])["passed"] is True
 
 
+def test_threads_claim_is_judged_round_by_round():
+    rows = [row("posix-direct", 5.0, 0, 100.0, threads=4), row("hybridio-adaptive", 5.0, 0, 99.0, threads=4)]
+    runs = [dict(row(c, 5.0, 0, ops, threads=4), round=k)
+            for k, (p, a) in enumerate(((100.0, 99.0), (110.0, 109.0), (90.0, 89.5)))
+            for c, ops in (("posix-direct", p), ("hybridio-adaptive", a))]
+    c = rf.threads_claim(rows, runs)
+    assert c["state"] == "met" and c["cells"][0]["rival"] == "posix-direct"
+    assert c["cells"][0]["interval"]["n"] == 3 and "met" in c["sentence"]
+    # Without runs nothing is paired: unresolved, whatever the medians say.
+    assert rf.threads_claim(rows)["state"] == "unresolved"
+    # A drift that moves both alike in a round does not hide a 20% shortfall.
+    short = [dict(r, ops_per_s=r["ops_per_s"] * (0.8 if r["config"] == "hybridio-adaptive" else 1.0) / 0.99)
+             if r["config"] == "hybridio-adaptive" else r for r in runs]
+    assert rf.threads_claim(rows, short)["state"] == "not_met"
+
+
 def pvi_rows(alone, contended):
     """hybridio-poll / hybridio-interrupt ops/s ratios alone per ratio and contended per (ratio, degree)."""
     rows = []
