@@ -19,6 +19,14 @@
 extern "C" {
 #endif
 
+/* The library is built with hidden visibility: only what is marked HIO_API
+ * (the functions below) is exported. */
+#if defined(__GNUC__)
+#define HIO_API __attribute__((visibility("default")))
+#else
+#define HIO_API
+#endif
+
 #define HIO_VERSION_MAJOR 0
 #define HIO_VERSION_MINOR 1
 #define HIO_VERSION_PATCH 0
@@ -29,14 +37,14 @@ typedef struct hio_queue hio_queue;
 /* ---- errors ---------------------------------------------------------- */
 
 /* Message of the last failed call on this thread ("" if none). */
-const char *hio_last_error(void);
-const char *hio_version(void);
+HIO_API const char *hio_last_error(void);
+HIO_API const char *hio_version(void);
 
 /* ---- engine ---------------------------------------------------------- */
 
-int hio_engine_create(hio_engine **out);
+HIO_API int hio_engine_create(hio_engine **out);
 /* Queues must be destroyed first. */
-void hio_engine_destroy(hio_engine *e);
+HIO_API void hio_engine_destroy(hio_engine *e);
 
 /* Gives file targets an emulated SSD's timing: the I/O is done on the file,
  * and each completion is held until the device spec would have finished it.
@@ -47,7 +55,7 @@ void hio_engine_destroy(hio_engine *e);
  * keys are refused. One device model serves all those queues and files, so
  * its channels and IOPS ceiling are shared. Kernel-side wait modes cannot
  * wait on such a target. NULL or "": later queues keep files' own timing. */
-int hio_engine_emulate(hio_engine *e, const char *spec);
+HIO_API int hio_engine_emulate(hio_engine *e, const char *spec);
 
 /* ---- wait strategies ------------------------------------------------- */
 
@@ -82,13 +90,13 @@ typedef struct hio_strategy {
 } hio_strategy;
 
 /* "interrupt", "poll", "hybrid", "iopoll", "hybrid_iopoll", "sqpoll", "adaptive". */
-const char *hio_wait_mode_name(hio_wait_mode m);
+HIO_API const char *hio_wait_mode_name(hio_wait_mode m);
 /* Returns 0 and sets *out, or -EINVAL naming the bad string. */
-int hio_wait_mode_parse(const char *name, hio_wait_mode *out);
+HIO_API int hio_wait_mode_parse(const char *name, hio_wait_mode *out);
 /* "shared", "own". */
-const char *hio_objective_name(hio_objective o);
+HIO_API const char *hio_objective_name(hio_objective o);
 /* Returns 0 and sets *out, or -EINVAL naming the bad string. */
-int hio_objective_parse(const char *name, hio_objective *out);
+HIO_API int hio_objective_parse(const char *name, hio_objective *out);
 
 /* ---- queues ---------------------------------------------------------- */
 
@@ -100,15 +108,15 @@ typedef struct hio_queue_opts {
   hio_strategy strategy;
 } hio_queue_opts;
 
-int hio_queue_create(hio_engine *e, const hio_queue_opts *opts, hio_queue **out);
+HIO_API int hio_queue_create(hio_engine *e, const hio_queue_opts *opts, hio_queue **out);
 /* Waits for the commands still in flight (their completions are dropped),
  * then frees the queue and closes its targets. */
-void hio_queue_destroy(hio_queue *q);
+HIO_API void hio_queue_destroy(hio_queue *q);
 
 /* Takes effect at the next reap; in-flight commands are unaffected.
  * Kernel-side modes cannot be entered or left once the ring exists. */
-int hio_queue_set_strategy(hio_queue *q, const hio_strategy *s);
-int hio_queue_get_strategy(hio_queue *q, hio_strategy *out);
+HIO_API int hio_queue_set_strategy(hio_queue *q, const hio_strategy *s);
+HIO_API int hio_queue_get_strategy(hio_queue *q, hio_strategy *out);
 
 /* ---- targets --------------------------------------------------------- */
 
@@ -134,12 +142,12 @@ typedef struct hio_target_info {
 
 /* spec: a path, or "emu:PROFILE[,key=value...]" (see docs/emulated-ssd.md).
  * Returns a target id >= 0. The first target fixes the queue's backend. */
-int hio_queue_open(hio_queue *q, const char *spec, const hio_open_opts *opts);
-int hio_target_info_get(hio_queue *q, int target, hio_target_info *out);
+HIO_API int hio_queue_open(hio_queue *q, const char *spec, const hio_open_opts *opts);
+HIO_API int hio_target_info_get(hio_queue *q, int target, hio_target_info *out);
 
 /* Registers one memory region with the queue so that I/O inside it skips
  * the kernel's per-I/O page pinning (io_uring fixed buffers). Optional. */
-int hio_queue_register_buffer(hio_queue *q, void *base, size_t len);
+HIO_API int hio_queue_register_buffer(hio_queue *q, void *base, size_t len);
 
 /* ---- asynchronous I/O ------------------------------------------------ */
 
@@ -172,29 +180,29 @@ typedef struct hio_completion {
 /* Returns the number of commands accepted (all of them) or -errno:
  * -EBUSY when the queue is full, -EINVAL for a bad command (alignment,
  * range, target), with the message naming the value. */
-int hio_submit(hio_queue *q, const hio_io *ios, unsigned n, unsigned flags);
+HIO_API int hio_submit(hio_queue *q, const hio_io *ios, unsigned n, unsigned flags);
 
 /* Waits, under the queue's strategy, until at least min_complete commands
  * have completed (min_complete 0: never waits), and returns up to max of
  * them. Returns the number returned, or -errno. An I/O error is not a
  * failure of hio_reap: it is reported in the completion's res. */
-int hio_reap(hio_queue *q, hio_completion *out, unsigned max, unsigned min_complete);
+HIO_API int hio_reap(hio_queue *q, hio_completion *out, unsigned max, unsigned min_complete);
 
 /* Commands submitted and not yet reaped. */
-unsigned hio_queue_inflight(hio_queue *q);
+HIO_API unsigned hio_queue_inflight(hio_queue *q);
 
 /* Synchronous helpers: submit one command and wait for it. They return the
  * byte count (0 for flush) or -errno, with a message naming the operation,
  * target, offset and errno. A short write is -EIO. A read may cover the last,
  * partial 4 KiB page of a regular file and then returns the bytes up to the
  * end of the file. */
-int64_t hio_read(hio_queue *q, int target, void *buf, uint32_t len, uint64_t offset);
-int64_t hio_write(hio_queue *q, int target, const void *buf, uint32_t len, uint64_t offset);
-int hio_flush(hio_queue *q, int target);
+HIO_API int64_t hio_read(hio_queue *q, int target, void *buf, uint32_t len, uint64_t offset);
+HIO_API int64_t hio_write(hio_queue *q, int target, const void *buf, uint32_t len, uint64_t offset);
+HIO_API int hio_flush(hio_queue *q, int target);
 
 /* One line naming the operation, target, offset and errno of a failed
  * completion, e.g. "read at offset 4096 of emu:pcie4: Input/output error (errno 5)". */
-int hio_completion_describe(hio_queue *q, const hio_completion *c, char *buf, size_t len);
+HIO_API int hio_completion_describe(hio_queue *q, const hio_completion *c, char *buf, size_t len);
 
 /* ---- statistics ------------------------------------------------------ */
 
@@ -221,10 +229,10 @@ typedef struct hio_queue_stats {
   uint64_t adaptive_switches, adaptive_probes;
 } hio_queue_stats;
 
-int hio_queue_stats_get(hio_queue *q, hio_queue_stats *out);
+HIO_API int hio_queue_stats_get(hio_queue *q, hio_queue_stats *out);
 /* Zeroes the counters and histograms, and makes the calling thread the
  * owner whose CPU time is accounted. */
-int hio_queue_stats_reset(hio_queue *q);
+HIO_API int hio_queue_stats_reset(hio_queue *q);
 /* What the adaptive strategy sees and decides, now. */
 typedef struct hio_adaptive_view {
   hio_wait_mode mode;       /* this tick's: interrupt, poll or hybrid */
@@ -247,9 +255,9 @@ typedef struct hio_adaptive_view {
   const char *monitor_source; /* where core busy time comes from: "cpuidle", "proc_stat" or "none" */
 } hio_adaptive_view;
 /* -EINVAL unless the queue's strategy is ADAPTIVE. */
-int hio_queue_adaptive_view(hio_queue *q, hio_adaptive_view *out);
+HIO_API int hio_queue_adaptive_view(hio_queue *q, hio_adaptive_view *out);
 /* Latency percentiles (pcts in 0..100) of reads or writes, fio-style. */
-int hio_queue_percentiles(hio_queue *q, hio_op op, const double *pcts, size_t n,
+HIO_API int hio_queue_percentiles(hio_queue *q, hio_op op, const double *pcts, size_t n,
                           uint64_t *out_ns);
 
 /* ---- block cache ----------------------------------------------------- */
@@ -264,9 +272,9 @@ typedef enum hio_cache_write {
 } hio_cache_write;
 
 /* bytes: the capacity (>= 4096). */
-int hio_cache_create(uint64_t bytes, hio_cache_write policy, hio_cache **out);
+HIO_API int hio_cache_create(uint64_t bytes, hio_cache_write policy, hio_cache **out);
 /* Handles using it must be closed first. */
-void hio_cache_destroy(hio_cache *c);
+HIO_API void hio_cache_destroy(hio_cache *c);
 
 typedef struct hio_cache_stats {
   uint64_t hits, misses;   /* page lookups by reads */
@@ -275,7 +283,7 @@ typedef struct hio_cache_stats {
   uint64_t evictions, writebacks;
   uint64_t pages, dirty, capacity_pages;
 } hio_cache_stats;
-int hio_cache_stats_get(hio_cache *c, hio_cache_stats *out);
+HIO_API int hio_cache_stats_get(hio_cache *c, hio_cache_stats *out);
 
 /* ---- completion thread ----------------------------------------------- */
 
@@ -292,9 +300,9 @@ typedef struct hio_reaper_opts {
   int cpu;                 /* pin the thread to this CPU; -1: any */
 } hio_reaper_opts;
 
-int hio_reaper_create(const hio_reaper_opts *opts, hio_reaper **out);
+HIO_API int hio_reaper_create(const hio_reaper_opts *opts, hio_reaper **out);
 /* Handles bound to it must be closed first. */
-void hio_reaper_destroy(hio_reaper *r);
+HIO_API void hio_reaper_destroy(hio_reaper *r);
 
 typedef struct hio_reaper_stats {
   uint64_t rounds;       /* passes over the queues */
@@ -306,7 +314,7 @@ typedef struct hio_reaper_stats {
   uint64_t period_ns;    /* the period now */
   double contention;     /* the thread's CPU contention, 0..1 */
 } hio_reaper_stats;
-int hio_reaper_stats_get(hio_reaper *r, hio_reaper_stats *out);
+HIO_API int hio_reaper_stats_get(hio_reaper *r, hio_reaper_stats *out);
 
 /* ---- handles --------------------------------------------------------- */
 
@@ -338,22 +346,22 @@ typedef struct hio_handle_opts {
   hio_reaper *reaper;      /* NULL: the threads that call hio_handle_reap reap */
 } hio_handle_opts;
 
-int hio_handle_open(hio_engine *e, const char *spec, const hio_handle_opts *opts, hio_handle **out);
+HIO_API int hio_handle_open(hio_engine *e, const char *spec, const hio_handle_opts *opts, hio_handle **out);
 /* Waits for what is in flight, writes the handle's dirty cache pages back
  * and frees it (and its dedicated queues). Returns 0 or the -errno of that
  * write-back; the handle is freed either way. */
-int hio_handle_close(hio_handle *h);
-int hio_handle_target_info(hio_handle *h, hio_target_info *out);
+HIO_API int hio_handle_close(hio_handle *h);
+HIO_API int hio_handle_target_info(hio_handle *h, hio_target_info *out);
 
 /* As hio_submit and hio_reap; io.target is ignored. A read served by the
  * cache, or a write-back write, completes at once (seen by the next reap). */
-int hio_handle_submit(hio_handle *h, const hio_io *ios, unsigned n);
-int hio_handle_reap(hio_handle *h, hio_completion *out, unsigned max, unsigned min_complete);
-int64_t hio_handle_read(hio_handle *h, void *buf, uint32_t len, uint64_t offset);
-int64_t hio_handle_write(hio_handle *h, const void *buf, uint32_t len, uint64_t offset);
+HIO_API int hio_handle_submit(hio_handle *h, const hio_io *ios, unsigned n);
+HIO_API int hio_handle_reap(hio_handle *h, hio_completion *out, unsigned max, unsigned min_complete);
+HIO_API int64_t hio_handle_read(hio_handle *h, void *buf, uint32_t len, uint64_t offset);
+HIO_API int64_t hio_handle_write(hio_handle *h, const void *buf, uint32_t len, uint64_t offset);
 /* Writes the handle's dirty cache pages, then flushes the device. */
-int hio_handle_flush(hio_handle *h);
-int hio_completion_describe_handle(hio_handle *h, const hio_completion *c, char *buf, size_t len);
+HIO_API int hio_handle_flush(hio_handle *h);
+HIO_API int hio_completion_describe_handle(hio_handle *h, const hio_completion *c, char *buf, size_t len);
 
 typedef struct hio_handle_stats {
   uint64_t submitted, completed, errors;
@@ -364,13 +372,13 @@ typedef struct hio_handle_stats {
   uint64_t lock_wait_ns, lock_waits;   /* waiting for its queues' lock */
   unsigned queues;                     /* 1, or 2 when reads and writes are apart */
 } hio_handle_stats;
-int hio_handle_stats_get(hio_handle *h, hio_handle_stats *out);
+HIO_API int hio_handle_stats_get(hio_handle *h, hio_handle_stats *out);
 /* Zeroes the counters, histograms and its queues' statistics. */
-int hio_handle_stats_reset(hio_handle *h);
-int hio_handle_percentiles(hio_handle *h, hio_op op, const double *pcts, size_t n, uint64_t *out_ns);
+HIO_API int hio_handle_stats_reset(hio_handle *h);
+HIO_API int hio_handle_percentiles(hio_handle *h, hio_op op, const double *pcts, size_t n, uint64_t *out_ns);
 /* The handle's queue for reads (which 0) or writes (1; the same queue unless
  * split), e.g. for hio_queue_stats_get or hio_queue_adaptive_view. */
-hio_queue *hio_handle_queue(hio_handle *h, int which);
+HIO_API hio_queue *hio_handle_queue(hio_handle *h, int which);
 
 #ifdef __cplusplus
 }
