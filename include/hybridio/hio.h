@@ -12,6 +12,7 @@
 #ifndef HYBRIDIO_HIO_H
 #define HYBRIDIO_HIO_H
 
+#include <hybridio/version.h> /* HIO_VERSION_MAJOR, _MINOR, _PATCH, _STRING */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,10 +27,6 @@ extern "C" {
 #else
 #define HIO_API
 #endif
-
-#define HIO_VERSION_MAJOR 0
-#define HIO_VERSION_MINOR 1
-#define HIO_VERSION_PATCH 0
 
 typedef struct hio_engine hio_engine;
 typedef struct hio_queue hio_queue;
@@ -143,6 +140,9 @@ typedef struct hio_target_info {
 /* spec: a path, or "emu:PROFILE[,key=value...]" (see docs/emulated-ssd.md).
  * Returns a target id >= 0. The first target fixes the queue's backend. */
 HIO_API int hio_queue_open(hio_queue *q, const char *spec, const hio_open_opts *opts);
+/* Which backend serves spec: "emu" (emu:...) or "uring" (a path). A queue
+ * serves one backend. */
+HIO_API const char *hio_spec_backend(const char *spec);
 HIO_API int hio_target_info_get(hio_queue *q, int target, hio_target_info *out);
 
 /* Registers one memory region with the queue so that I/O inside it skips

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "api/objects.hpp"
+#include "queue/backend_factory.hpp"
 #include "util/enum.hpp"
 
 namespace {
@@ -23,7 +24,7 @@ const char* const kModeNames[] = {"interrupt", "poll", "hybrid", "iopoll", "hybr
 extern "C" {
 
 const char* hio_last_error(void) { return hio::last_error(); }
-const char* hio_version(void) { return "0.1.0"; }
+const char* hio_version(void) { return HIO_VERSION_STRING; }
 
 int hio_engine_create(hio_engine** out) {
   CHECK_ARG(out, "out is NULL");
@@ -102,6 +103,10 @@ int hio_queue_open(hio_queue* q, const char* spec, const hio_open_opts* opts) {
   hio_open_opts none{};
   NOT_BOUND(q);
   return hio::guarded([&] { return q->impl->open(spec, opts ? *opts : none); });
+}
+
+const char* hio_spec_backend(const char* spec) {
+  return hio::backend_name(hio::backend_kind(spec ? spec : ""));
 }
 
 int hio_target_info_get(hio_queue* q, int target, hio_target_info* out) {

@@ -6,8 +6,7 @@
 #include <cerrno>
 #include <cstdio>
 
-#include "backend/timed_backend.hpp"
-#include "backend/uring_backend.hpp"
+#include "queue/backend_factory.hpp"
 #include "util/clock.hpp"
 #include "util/completion.hpp"
 #include "util/enum.hpp"
@@ -54,33 +53,14 @@ int Queue::open(const std::string& spec, const hio_open_opts& opts) {
   auto g = guard();
   if (opts.flags & ~(HIO_OPEN_DIRECT | HIO_OPEN_CREATE | HIO_OPEN_RDONLY))
     return failf(EINVAL, "open %s: unknown flags 0x%x", spec.c_str(), opts.flags);
-  bool emu = spec.rfind("emu:", 0) == 0;
+  const char* kind = backend_name(backend_kind(spec));
   // The first target that opens fixes the backend; a failed open leaves the
   // queue as it was (free to take another strategy or backend).
   std::unique_ptr<Backend> fresh;
   hio_wait_mode ring_mode = ring_mode_;
   if (!be_) {
-    hio_wait_mode m = waiter_.get().mode;
-    if (emu) {
-      if (is_kernel_mode(m))
-        return failf(EOPNOTSUPP,
-                     "wait mode '%s' is a kernel-side mode for a real device; the emulated SSD %s has no "
-                     "kernel queue (use poll, hybrid or interrupt)",
-                     hio_wait_mode_name(m), spec.c_str());
-      fresh = EmuBackend::create(devices_.emu);
-    } else {
-      auto timing = devices_.file_timing ? devices_.file_timing() : nullptr;
-      if (timing && is_kernel_mode(m))
-        return failf(EOPNOTSUPP,
-                     "wait mode '%s' is a kernel-side mode; %s is under the emulated timing of %s, which the "
-                     "kernel cannot see (use poll, hybrid or interrupt)",
-                     hio_wait_mode_name(m), spec.c_str(), timing->config().spec.c_str());
-      ring_mode = is_kernel_mode(m) ? m : HIO_WAIT_INTERRUPT;
-      fresh = UringBackend::create(depth_, ring_mode);
-      if (fresh && timing) fresh = TimedBackend::create(std::move(fresh), std::move(timing));
-    }
-    if (!fresh) return -EINVAL;
-  } else if (emu != (std::string(be_->name()) == "emu")) {
+    if (int r = make_backend(spec, waiter_.get().mode, depth_, devices_, &fresh, &ring_mode); r < 0) return r;
+  } else if (std::string(be_->name()) != kind) {
     return failf(EINVAL, "open %s: this queue's backend is '%s'; a queue serves one backend", spec.c_str(),
                  be_->name());
   }

@@ -200,6 +200,26 @@ TEST(OpenError, OneBackendPerQueue) {
   EXPECT_TRUE(Contains(hio_last_error(), "one backend"));
 }
 
+// The backend a spec needs is the one the queue opened it on.
+TEST(OpenError, SpecBackendNamesTheQueuesBackend) {
+  REQUIRE_SCRATCH();
+  EXPECT_STREQ(hio_spec_backend("emu:pcie4,size=1m"), "emu");
+  EXPECT_STREQ(hio_spec_backend("/dev/nvme0n1"), "uring");
+  EXPECT_STREQ(hio_spec_backend("emu"), "uring");  // a file named emu
+  EXPECT_STREQ(hio_spec_backend(nullptr), "uring");
+  Engine e;
+  Queue emu(e, 4), files(e, 4);
+  hio_target_info info{};
+  ASSERT_GE(hio_queue_open(emu, "emu:pcie4,size=1m", nullptr), 0) << hio_last_error();
+  ASSERT_EQ(hio_target_info_get(emu, 0, &info), 0);
+  EXPECT_STREQ(info.backend, hio_spec_backend("emu:pcie4,size=1m"));
+  TempFile f;
+  hio_open_opts o{HIO_OPEN_CREATE, 4096};
+  ASSERT_GE(hio_queue_open(files, f.c_str(), &o), 0) << hio_last_error();
+  ASSERT_EQ(hio_target_info_get(files, 0, &info), 0);
+  EXPECT_STREQ(info.backend, hio_spec_backend(f.c_str()));
+}
+
 // "The first target fixes the queue's backend": an open that failed opened
 // no target, so it must not fix the backend.
 TEST(OpenError, FailedFirstOpenDoesNotFixBackend) {

@@ -31,7 +31,7 @@ struct FreeDeleter {
   void operator()(void* p) const { std::free(p); }
 };
 
-bool is_emu(const std::string& f) { return f.rfind("emu:", 0) == 0; }
+bool is_emu(const std::string& f) { return std::strcmp(hio_spec_backend(f.c_str()), "emu") == 0; }
 
 hio_strategy strategy_of(const JobOptions& o) {
   hio_strategy s{};

@@ -3,7 +3,7 @@
 namespace hiobench {
 namespace {
 
-std::string backend_of(const JobOptions& o) { return o.filename.rfind("emu:", 0) == 0 ? "emu" : "uring"; }
+std::string backend_of(const JobOptions& o) { return hio_spec_backend(o.filename.c_str()); }
 
 bool shares(const JobOptions& o) { return !o.high_priority && o.queue != QueueMode::Dedicated; }
 
