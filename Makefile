@@ -1,20 +1,31 @@
+# SPDX-License-Identifier: MIT
 # hybridio: `make study` runs the main job, `make test` runs every test.
 BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
 
-.PHONY: build test study strategies bench-fio bench-fio-engine bench-study-drivers bench-adaptive bench-bursty bench-own-threads bench-handles bench-rocksdb clean
+.PHONY: build test unit lint study strategies bench-fio bench-fio-engine bench-study-drivers bench-adaptive bench-bursty bench-own-threads bench-handles bench-rocksdb clean
 
 build:
 	scripts/deps.sh build
 	cmake -S . -B $(BUILD) -G Ninja -DHIO_WERROR=ON $(CMAKE_FLAGS) >/dev/null
 	ninja -C $(BUILD) -j $(JOBS)
 
-# Everything: unit tests, the ASan+UBSan build of them, the threaded tests
-# under TSan, and the command-line tests of hio-bench.
+# Everything: the lint checks, unit tests, the ASan+UBSan build of them,
+# the threaded tests under TSan, and the command-line tests of hio-bench.
 test:
 	scripts/deps.sh test
 	scripts/run-tests.sh
+
+# The fast part: the release build's ctest (unit tests, the RocksDB plugin's,
+# the export and version checks).
+unit: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# ruff on the Python code and an SPDX line in every source file.
+lint:
+	scripts/deps.sh lint
+	scripts/lint.sh
 
 # The main job: the contention study on its default targets (a file in the
 # system temp directory, emu:pcie3, emu:pcie4); prints where the report is.

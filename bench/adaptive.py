@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The adaptive strategy against the static ones where no co-runner runs.
 
 Alone: 4 KiB random reads at queue depth 1 on a free core, adaptive (under
@@ -123,7 +124,8 @@ def main():
                 wait_cpu.append(o["wait_cpu_us"] / p["wait_cpu_us"])
                 modes.append(o["mode_pct"])
             light[t][mode] = {"lat_ratio": lat, "cpu_ratio": cpu, "wait_cpu_ratio": wait_cpu, "mode_pct": modes[-1],
-                              "poll_wait_cpu_us": p["wait_cpu_us"], "poll_pacing_cpu_us": p["cpu_us"] - p["wait_cpu_us"]}
+                              "poll_wait_cpu_us": p["wait_cpu_us"],
+                              "poll_pacing_cpu_us": p["cpu_us"] - p["wait_cpu_us"]}
     print(file=sys.stderr)
     (out / "raw.json").write_text(json.dumps(raw, indent=1))
 
@@ -141,7 +143,8 @@ def main():
               "same pair, median (range):", "",
               "Waiting CPU is the thread's CPU per I/O less what it spent in the rate's pacing sleeps "
               "(waiting_cpu_us_per_io); poll's own figures, per I/O, are in the last column.", "",
-              "| target | rate | mode | mean latency / poll's | waiting CPU per I/O / poll's | all CPU per I/O / poll's "
+              "| target | rate | mode | mean latency / poll's | waiting CPU per I/O / poll's "
+              "| all CPU per I/O / poll's "
               "| adaptive's time per mode | poll: waiting, pacing µs |",
               "|---|---:|---|---|---|---|---|---|"]
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The main job (for now): hio-bench's wait strategies side by side.
 
 4 KiB random reads at queue depth 1 on a file in the system temp directory

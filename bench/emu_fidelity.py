@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """How faithful is the emulated SSD? Latency at queue depth 1, IOPS at depth.
 
 For each profile, measured with --completion=poll, 4 KiB random reads:
@@ -59,7 +60,8 @@ def main():
         m_cpu = statistics.median(cpu)
         limit = min(ceiling, m_cpu)
         print(f"| {p} | {m_lat:.2f} µs (±{s_lat / 2:.1f}%) | {lat_us} + {m_over:.2f} = {lat_us + m_over:.2f} µs | "
-              f"**{m_lat / (lat_us + m_over):.3f}** | {m_iops / 1e3:.0f}K (±{s_iops / 2:.1f}%) | {ceiling / 1e3:.0f}K | "
+              f"**{m_lat / (lat_us + m_over):.3f}** | {m_iops / 1e3:.0f}K (±{s_iops / 2:.1f}%) | "
+              f"{ceiling / 1e3:.0f}K | "
               f"{m_cpu / 1e3:.0f}K | **{m_iops / limit:.3f}** | {'CPU' if m_cpu < ceiling else 'device ceiling'} |",
               flush=True)
     print(f"\n{a.repeats} runs of {a.runtime:g} s per figure; ± is half the spread (max−min) over the median.")

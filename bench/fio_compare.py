@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """hio-bench against fio on the same file, in one run.
 
 4 KiB random reads, O_DIRECT, on one file on the local disk, at each queue

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """fio's io_uring engine against the hybridio engine, inside one fio run.
 
 4 KiB random reads, O_DIRECT, on one file, at each queue depth: four jobs a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Shared helpers of the bench scripts: run hio-bench or fio, summarise repeats (figures: hybridio.hiobench)."""
 import json
 import os

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Do hio-study's two drivers agree? The co-runner matrix run by hio-bench and
 by fio with hybridio's fio engine, on the emulated SSDs.
 

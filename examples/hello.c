@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writes a block to the emulated SSD under busy polling, reads it back. */
 #include <hybridio/hio.h>
 #include <stdio.h>

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs what hybridio needs on Debian 12, or says exactly what is missing.
-# Usage: scripts/deps.sh build|study|test|bench
+# Usage: scripts/deps.sh build|study|test|bench|lint
 set -euo pipefail
 level=${1:-build}
 
@@ -10,7 +11,8 @@ case "$level" in
   study) apt_pkgs+=(stress-ng rocksdb-tools) ;;
   test) apt_pkgs+=(libgtest-dev fio stress-ng chromium rocksdb-tools) ;;
   bench) apt_pkgs+=(fio stress-ng) ;;
-  *) echo "deps.sh: unknown level '$level' (build, study, test, bench)" >&2; exit 2 ;;
+  lint) apt_pkgs=() ;;
+  *) echo "deps.sh: unknown level '$level' (build, study, test, bench, lint)" >&2; exit 2 ;;
 esac
 
 missing=()
@@ -46,10 +48,13 @@ pip_install() {
     exit 1
   }
 }
-if [ "$level" != build ]; then
+if [ "$level" != build ] && [ "$level" != lint ]; then
   python3 -c 'import matplotlib, jinja2, tqdm' 2>/dev/null && command -v hio-study >/dev/null ||
     pip_install -e "$(dirname "$0")/../python"
 fi
 if [ "$level" = test ]; then
   python3 -c 'import pytest' 2>/dev/null || pip_install pytest
+fi
+if [ "$level" = test ] || [ "$level" = lint ]; then
+  python3 -m ruff --version >/dev/null 2>&1 || pip_install ruff
 fi

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Fetches the source of the installed fio (Debian's source package of the
 # same version) into .deps/fio-VERSION and configures it, so that the fio
 # ioengine (plugins/fio) is built against the headers of the fio that will

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds and runs every test: unit tests and the RocksDB plugin's tests
 # (GoogleTest), the same under ASan+UBSan, the threaded suite under TSan,
 # and hio-bench's command-line tests, the study's tests and the plugin under
@@ -14,6 +15,9 @@ build() {  # dir, extra cmake flags...
   cmake -S . -B "$dir" -G Ninja -DHIO_WERROR=ON "$@" >/dev/null
   ninja -C "$dir" -j "$jobs"
 }
+
+step "lint"
+scripts/lint.sh
 
 step "release build + unit tests"
 build build

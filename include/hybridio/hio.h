@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hybridio public C API.
  *
  * An engine owns the emulated devices shared by its queues. A queue is one

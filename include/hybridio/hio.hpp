@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Thin C++ RAII wrapper over hio.h: owners that free themselves and
 // failures as hybridio::Error (the C API itself never throws).
 #pragma once

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """hybridio's study tools: run hio-bench beside a co-runner and report."""
 from pathlib import Path
 

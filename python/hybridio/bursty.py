@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The bursty-neighbour experiment: a busy loop on the I/O's core, stopped and
 resumed in on/off bursts (20, 50, 200, 1000 ms, or always on), beside 4 KiB
 random reads at queue depth 1 waiting by poll, by interrupt and adaptively

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The co-runner: stress-ng as the CPU-bound (or memory-bound) application
 sharing the I/O's cores, with its throughput (bogo ops/s) as a result."""
 import os

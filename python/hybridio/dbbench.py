@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Running RocksDB's db_bench and reading its output, for the RocksDB study:
 the load, the measured runs, the parsing of ops/s and latency histograms,
 the per-run reset of the database to its loaded state, and the optional

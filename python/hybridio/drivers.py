@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The two programs that can run the study's cells (hio-study --driver):
 hio-bench (the default), or fio with hybridio's fio engine. Each gives a
 cell's command, reads its output into the same figures, and says whether a

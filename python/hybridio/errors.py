@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The study's one error type for bad input: main prints it and exits 2."""
 
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Running fio with hybridio's fio engine (plugins/fio) and reading fio's JSON.
 
 The study's second driver (hio-study --driver fio): the same cells as

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """From the handle experiments' runs (hybridio.handles) to their tables,
 claims and sentences: medians per configuration for the figures, and each
 claim judged on its ratio within every repeat, with its 95% interval
@@ -218,7 +219,8 @@ def _queues(results):
                     f"{_fx(waits.get('dedicated', {}).get(top))}%.")
     elif not peaks:
         said.append("Queues: no runs.")
-    return {"columns": ["queue", "jobs", "device", "IOPS", "lock wait %", "IOPS spread %", "repeats"], "rows": rows, "claims": [],
+    return {"columns": ["queue", "jobs", "device", "IOPS", "lock wait %", "IOPS spread %", "repeats"], "rows": rows,
+            "claims": [],
             "sentences": said, "measured": measured}
 
 

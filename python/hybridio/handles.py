@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The handle experiments: priority, dedicated against shared queues, the
 completion thread's polling period, the block cache, read-ahead, and reads
 split from writes.
@@ -173,7 +174,8 @@ def figures(experiment, doc):
                      period_us_last=stats.number(ct.get("period_us_last")))
         else:
             cache = _handle(j).get("cache") or {}
-            f.update(hit_ratio=stats.number(cache.get("hit_ratio")), readahead_ios=stats.number(cache.get("readahead_ios")))
+            f.update(hit_ratio=stats.number(cache.get("hit_ratio")),
+                     readahead_ios=stats.number(cache.get("readahead_ios")))
         return f
     if experiment == "split":
         reader = next((j for j in jobs if j.get("jobname") == "reader"), None)
@@ -349,7 +351,8 @@ def main(argv=None):
         print(f"\n{f['title']}{' (emulated SSD)' if f['emulated'] else ''}:")
         for s in f["sentences"]:
             print(f"  {s}")
-    print(f"\nResults: {a.out / 'handles.json'}" + (f"\nPlots: {', '.join(str(p) for _, _, p in figs)}" if figs else ""))
+    print(f"\nResults: {a.out / 'handles.json'}"
+          + (f"\nPlots: {', '.join(str(p) for _, _, p in figs)}" if figs else ""))
     return status
 
 

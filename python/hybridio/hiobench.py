@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Running build/hio-bench and reading its fio-layout JSON."""
 import json
 import subprocess

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Holding a process's page cache to a budget with a memory cgroup.
 
 The RocksDB study gives Posix's page cache the same budget as the hybridio

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The study's figures (PNG), analogues of the thesis's Figures 5-10 and 16,
 with the 95% interval of each median as its error bar."""
 import re

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """report.html: one self-contained page (images inlined) with the verdicts, plots and tables."""
 import base64
 import datetime

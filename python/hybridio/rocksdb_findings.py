@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The RocksDB study's medians, claims and the thesis's figures beside ours.
 
 A cell is (device, client threads, workload, configuration,
@@ -43,7 +44,8 @@ THESIS = {
 }
 
 WITH_INTERVAL = ["ops_per_s", "cpu_us_per_op", "corunner_progress", "p99_us"]
-FIGURES = ["ops_per_s", "cpu_us_per_op", "corunner_progress", "micros_per_op", "p99_us", "get_p99_us", "put_p99_us", "seek_p99_us", "pagecache_peak_mib",
+FIGURES = ["ops_per_s", "cpu_us_per_op", "corunner_progress", "micros_per_op", "p99_us", "get_p99_us", "put_p99_us",
+           "seek_p99_us", "pagecache_peak_mib",
            "anon_peak_mib", "cache_hit_ratio", "wait_interrupt", "wait_poll", "wait_hybrid"]
 
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The RocksDB study's figures (the thesis's Figures 12-17, from the cell
 medians) and its self-contained report.html."""
 import base64

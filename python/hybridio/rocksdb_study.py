@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """hio-study rocksdb: RocksDB's mixgraph and readrandom on Posix and on
 hybridio's RocksDB plugin, alone and beside a CPU-hungry neighbour on the
 same core, on the disk and on emulated PCIe 3.0 and 4.0 SSDs.
@@ -239,8 +240,8 @@ def resolve(a):
                              f"run --devices disk alone")
     if any(c.degree for c in cells) and a.corunner == "cpu":
         corunner.check_installed()
-    out = Path(a.out or os.path.join(tempfile.gettempdir(),
-                                     "hybridio-rocksdb-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))).absolute()
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    out = Path(a.out or os.path.join(tempfile.gettempdir(), "hybridio-rocksdb-" + stamp)).absolute()
     plugin = None
     if any(c.plugin for c in cells):
         plugin = Path(a.plugin)
@@ -344,7 +345,8 @@ def block_cache_mib(config, budget_mib):
 # --- running ---------------------------------------------------------------------------------------------------
 
 RUN_COLUMNS = ["round", "index", "device", "threads", "workload", "config", "ratio", "degree", "budget_mib",
-               "ops_per_s", "cpu_us_per_op", "corunner_progress", "micros_per_op", "p99_us", "get_p99_us", "put_p99_us", "seek_p99_us", "gets", "puts", "seeks", "pagecache_peak_mib",
+               "ops_per_s", "cpu_us_per_op", "corunner_progress", "micros_per_op", "p99_us", "get_p99_us", "put_p99_us",
+               "seek_p99_us", "gets", "puts", "seeks", "pagecache_peak_mib",
                "anon_peak_mib", "cache_hit_ratio", "wait_interrupt", "wait_poll", "wait_hybrid", "plugin_reads",
                "wall_s", "raw"]
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Extra rounds where the verdicts are unresolved, within a time budget.
 
 After the study's planned rounds, the claim whose interval is widest

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Intervals and verdicts for repeated, paired measurements.
 
 Every comparison the studies draw is a ratio taken within one round: both

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """hio-study: how each way of waiting for I/O fares when the CPU is shared.
 
 Runs build/hio-bench (or fio with hybridio's fio engine: --driver fio) beside

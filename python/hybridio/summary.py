@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """From raw measurements to the summary table (summary.json, summary.csv)."""
 import csv
 import json

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The timeline experiment: a co-runner starts and stops in the middle of a
 run; the adaptive strategy's mode and every strategy's IOPS over time, and how
 long adaptive takes to settle on the right mode after each change."""

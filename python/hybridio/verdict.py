@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Which way of waiting wins, per target, from the contention rows and runs.
 
 A cell's score is the combined progress of both tenants, the weighted

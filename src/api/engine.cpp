@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "api/engine.hpp"
 
 #include <algorithm>

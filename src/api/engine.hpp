@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The engine: the emulated devices its queues share, and the emulated timing
 // its file targets take.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The C API of handles, block caches and completion threads.
 #include <cerrno>
 #include <cstdio>

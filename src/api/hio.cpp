@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The C API: argument checks, then the C++ objects; no exception crosses it.
 #include "hybridio/hio.h"
 

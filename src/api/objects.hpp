@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The C API's objects and the guard that keeps exceptions from crossing it.
 #pragma once
 #include <memory>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The interface every backend offers a queue: queue commands, hand them to
 // the device, peek completions without blocking, block until one arrives.
 // Which of the last two to use, and when, is the wait strategy's business.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What a queue asks its engine for when it opens a target: the emulated SSD
 // an emu: spec names, and the emulated timing its file targets take, if any.
 #pragma once

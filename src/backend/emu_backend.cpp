@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "backend/emu_backend.hpp"
 
 #include <cerrno>

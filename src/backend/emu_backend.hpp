@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A queue's view of emulated SSDs: commands wait in a deadline heap; a
 // poller sees a completion by comparing the clock with the head deadline, a
 // sleeper is woken by a kernel timer (held_completions.hpp), so no thread of

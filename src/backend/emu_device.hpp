@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The emulated SSD itself: a RAM namespace, its timing (emu_timing.hpp) and
 // its injected faults, shared by all queues that open it.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "backend/emu_profile.hpp"
 
 #include "hybridio/hio.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The emulated SSD's configuration: named profiles, custom values and
 // fault injection, parsed from "emu:PROFILE[,key=value...]".
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "backend/emu_timing.hpp"
 
 #include <algorithm>

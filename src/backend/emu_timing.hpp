@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The emulated SSD's timing: each command starts on the earliest free
 // internal channel and completes after base latency + size/bandwidth +
 // jitter; a channel is occupied channels/iops seconds per command, which

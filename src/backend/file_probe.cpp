@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "backend/file_probe.hpp"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What the kernel says about a file or block device: size, O_DIRECT
 // alignment, and whether its block device has poll queues.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "backend/held_completions.hpp"
 
 #include <cerrno>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Completions held until their deadlines, as an emulated device finishes
 // them: a poller sees one by comparing the clock with the earliest deadline;
 // a waiter sleeps in the kernel on an absolute io_uring timeout at it, so the

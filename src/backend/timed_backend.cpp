@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "backend/timed_backend.hpp"
 
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Real files under an emulated SSD's timing. The data moves at submission,
 // synchronously, on the file (as the emulated SSD's own memcpy does), and
 // each completion is held until the emulated device would have finished the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "backend/uring_backend.hpp"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Files and block devices through io_uring: registered files, an optional
 // registered buffer region, and the ring set up for the queue's kernel mode
 // (plain, IOPOLL, HYBRID_IOPOLL or SQPOLL).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The block cache: shards, each with an open-addressing page index, SLRU
 // lists and a dirty list over its frames; victim choice, write-back, flush.
 #include "cache/block_cache.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The block cache: 4 KiB pages of one or more targets, shared by their
 // handles, in sharded segmented-LRU lists over one preallocated buffer;
 // write-through (clean copies) or write-back (dirty pages flushed later).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "handle/bound_queue.hpp"
 
 #include "util/clock.hpp"

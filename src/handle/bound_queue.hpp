@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A queue with handles bound to it: one lock serialises the queue for all
 // the threads of all its handles (the cost a shared queue exists to show,
 // measured as lock wait), and each completion is delivered to the inbox of

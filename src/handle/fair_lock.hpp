@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A first-come, first-served (ticket) lock. A shared queue's threads take
 // turns in the order they asked: with a plain mutex the thread that just
 // released it takes it straight back, and one job of several sharing the

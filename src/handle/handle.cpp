@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "handle/handle.hpp"
 
 #include <sys/stat.h>

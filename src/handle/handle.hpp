@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A handle: one target opened through one queue, or a read queue and a
 // write queue, with an optional block cache and read-ahead, reaped by its
 // callers or by a completion thread. Any thread may call it; its own lock

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A handle's inbox: the raw completions of its commands, delivered by
 // whichever thread reaped its queues (one of the handle's callers, another
 // handle's thread on a shared queue, or the completion thread), and the

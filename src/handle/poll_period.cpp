@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "handle/poll_period.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The completion thread's automatic poll period. It starts at a quarter of
 // the observed latency, looks one step down, then climbs a ladder of
 // periods while the completions delivered per window hold (a longer period

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "handle/readahead.hpp"
 
 #include <algorithm>

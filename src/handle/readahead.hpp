@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Read-ahead decisions per handle: how many bytes a cache miss should read.
 // auto detects sequential streams (a read that starts where one of the
 // last few reads ended) and grows their window, like Linux's read-ahead;

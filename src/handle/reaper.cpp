@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "handle/reaper.hpp"
 
 #include <sched.h>

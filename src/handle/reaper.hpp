@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The completion thread: reaps the queues bound to it without blocking,
 // high-priority queues first, delivers to the handles' inboxes, then sleeps
 // a poll period (fixed, 0 to spin, or tuned by PollPeriodTuner) before the

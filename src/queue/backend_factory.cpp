@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "queue/backend_factory.hpp"
 
 #include <cerrno>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The one place that decides which backend serves a target spec ("emu:..."
 // the emulated SSD, anything else a file or block device through io_uring)
 // and makes it for a queue's wait mode.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Log-bucket latency histogram (64 linear buckets per power of two, as fio's),
 // with exact min/max/mean/stddev and percentiles within 1/64 of the value.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What a queue or a handle counts of its I/O: commands submitted and
 // completed, errors, bytes and latency histograms per direction, flushes.
 #pragma once

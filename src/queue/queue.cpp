@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "queue/queue.hpp"
 
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A queue: one submission/completion ring, its in-flight slots, its wait
 // strategy and its statistics. A dedicated queue takes no lock; a shared
 // queue serialises every call on one mutex, the baseline it exists to be.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Monotonic and per-thread CPU clocks in nanoseconds.
 #pragma once
 #include <pthread.h>

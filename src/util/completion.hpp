@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What queues and handles say about a command: its operation's name, a
 // completion described in one line, and a synchronous helper's result.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reads a C enum a caller filled in as the int it holds: a value outside
 // the enumerators would be undefined behaviour to load as the enum in C++.
 #pragma once

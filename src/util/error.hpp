@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Thread-local last-error message behind hio_last_error().
 #pragma once
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Number parsing shared by the emulated-device specs and hio-bench:
 // fio-style sizes (4k, 1m, 2g; base 1024) and strict decimals.
 #pragma once

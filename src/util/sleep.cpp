@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "util/sleep.hpp"
 
 #include <sys/prctl.h>

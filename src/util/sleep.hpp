@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A precise short sleep: the thread's timer slack set to 1 ns first.
 #pragma once
 #include <cstdint>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "wait/adaptive.hpp"
 
 #include <algorithm>

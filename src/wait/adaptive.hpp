@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The adaptive strategy at run time: cuts a queue's waiting into ticks,
 // measures each tick (time, CPU, completions), takes the other tenants of
 // its core from the governor, asks the policy which mode the next tick uses,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "wait/adaptive_policy.hpp"
 
 #include <algorithm>

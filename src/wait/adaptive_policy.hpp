@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The adaptive strategy's decision: which of interrupt, poll and hybrid a
 // queue uses for its next tick, from what each mode was measured to cost,
 // what the other tenants of its core use and want, and the objective. Pure logic: it is fed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "wait/core_load.hpp"
 
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Each core's busy time as the kernel counts it: cpuidle residency in µs
 // (/sys/devices/system/cpu/cpuN/cpuidle/state*/time) where the kernel has
 // cpuidle, else /proc/stat's idle + iowait in 10 ms ticks; and PSI's CPU

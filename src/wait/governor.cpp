@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "wait/governor.hpp"
 
 #include <sched.h>

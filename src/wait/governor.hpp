@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The governor: one per process. It keeps the picture of the other tenants
 // on every core our threads run on (each core's busy time less what our own
 // threads ran there, over the last few milliseconds) and hands out the one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "wait/latency.hpp"
 
 #include <sys/prctl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The latency estimator: moving average and spread of the device's
 // completion latency per I/O size class, and the measured cost of one
 // sleep and wake-up on this machine. The adaptive strategy sizes its hybrid

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "wait/waiter.hpp"
 
 #include "util/clock.hpp"

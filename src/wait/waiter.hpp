@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Wait strategies: how a queue waits for completions. interrupt blocks in
 // the kernel; poll spins on the completion ring; hybrid sleeps (a fixed
 // time or a fraction of the moving-average latency) and then spins; the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Checks that a libhybridio.so exports exactly the symbols listed in a file
 # (one name a line, sorted): an export added or lost is an ABI change, and
 # the list is where it is made on purpose.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Checks that everything that states hybridio's version states the one in
 # VERSION: hio_version() (through hio-bench --version), the .pc file CMake
 # generated, the shared library's file name and SONAME, and the Python

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Bad input: one line naming the value, exit status 2, nothing run."""
 import os
 import tempfile

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """hio-bench's handle options: queues, priority, cache, read-ahead and the
 completion thread, each with data checked; and the benchmark job files."""
 from pathlib import Path

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """cmake --install puts headers, library and pkg-config file in place; the example builds against them."""
 import os
 import subprocess

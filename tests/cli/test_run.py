@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Runs that work: fio's JSON layout, job files, every wait mode, verify, I/O errors."""
 import json
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """fio's own example job files, made to run on the hybridio engine.
 
 Only what the job cannot keep on this machine is changed: the ioengine

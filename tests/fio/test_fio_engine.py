@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The hybridio ioengine under Debian's fio: fio's own examples, verify,
 the engine's options, its figures and its errors."""
 import json

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Fixtures of the RocksDB plugin tests: the build's plugin library and tools,
 and Debian's db_bench and ldb run on it."""
 

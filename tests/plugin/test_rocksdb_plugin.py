@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The RocksDB plugin (hybridio://) under Debian's unmodified db_bench and ldb,
 and its durability when the writing process is killed.
 
@@ -252,7 +253,7 @@ def test_stats_count_what_ran(run_db_bench, disk_dir):
     p = run_db_bench(f"--db={db}", "--benchmarks=readrandom", "--num=2000", "--reads=3000", "--value_size=400",
                      "--threads=1", "--use_existing_db=1", "--statistics=1", fs_uri=conf)
     assert_ran(p, "readrandom")
-    lines = [l for l in p.stderr.splitlines() if l.startswith("hybridio: {")]
+    lines = [line for line in p.stderr.splitlines() if line.startswith("hybridio: {")]
     assert len(lines) == 1, describe(p)
     s = json.loads(lines[0][len("hybridio: "):])
     m = re.search(r"^rocksdb\.sst\.read\.micros .* COUNT : (\d+)", p.stdout, re.M)
@@ -332,7 +333,8 @@ def check(tool, db, conf, seed, acked, what):
 
 
 def random_uri(rng, policy):
-    return f"hybridio://?wait={rng.choice(['interrupt', 'poll', 'hybrid', 'adaptive'])}&direct={rng.choice('01')}&{policy}"
+    wait = rng.choice(["interrupt", "poll", "hybrid", "adaptive"])
+    return f"hybridio://?wait={wait}&direct={rng.choice('01')}&{policy}"
 
 
 # RocksDB's Posix writes (the default), and hybridio's under each cache policy.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The bursty-neighbour experiment's arithmetic: the plan, the scores, the
 comparison with the better static strategy, and reaction times."""
 import argparse

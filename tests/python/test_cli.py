@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """hio-study's bad input: one line naming the value, exit status 2, nothing run."""
 import os
 import subprocess
@@ -7,7 +8,8 @@ import pytest
 
 
 def study(hio_bench, *args, env=None):
-    return subprocess.run([sys.executable, "-m", "hybridio.study", "--hio-bench", hio_bench, "--handles", "0", "--bursty", "0", *args],
+    return subprocess.run([sys.executable, "-m", "hybridio.study", "--hio-bench", hio_bench, "--handles", "0",
+                           "--bursty", "0", *args],
                           capture_output=True, text=True, env=env, timeout=60)
 
 
@@ -45,6 +47,7 @@ def test_missing_stress_ng(hio_bench, tmp_path):
 
 def test_without_co_runner_loads_stress_ng_is_not_needed(hio_bench, tmp_path):
     p = study(hio_bench, "--targets", "emu:pcie4", "--strategies", "poll", "--loads", "0", "--threads", "1",
-              "--repeats", "1", "--runtime", "1", "--out", str(tmp_path / "o"), env=dict(os.environ, PATH=str(tmp_path)))
+              "--repeats", "1", "--runtime", "1", "--out", str(tmp_path / "o"),
+              env=dict(os.environ, PATH=str(tmp_path)))
     assert p.returncode == 0, p.stderr
     assert (tmp_path / "o" / "summary.json").exists()

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The co-runner's lifecycle: nothing of it outlives a run, an error or Ctrl-C;
 and what it measures: its CPU over the I/O's own runtime."""
 import argparse
@@ -31,7 +32,8 @@ def test_killed_when_the_block_fails(no_stray_stress_ng):
 
 def test_study_stops_cleanly_on_sigint(no_stray_stress_ng, hio_bench, tmp_path):
     out = tmp_path / "study"
-    p = subprocess.Popen([sys.executable, "-m", "hybridio.study", "--hio-bench", hio_bench, "--handles", "0", "--bursty", "0",
+    p = subprocess.Popen([sys.executable, "-m", "hybridio.study", "--hio-bench", hio_bench, "--handles", "0",
+                          "--bursty", "0",
                           "--out", str(out),
                           "--targets", "emu:pcie4", "--strategies", "interrupt,poll", "--loads", "0,100",
                           "--threads", "1", "--repeats", "5", "--runtime", "1"],

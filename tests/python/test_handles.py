@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The handle experiments (hybridio.handles): the claims' arithmetic on
 synthetic hio-bench JSON, the plan, the command lines, and one real run."""
 import argparse
@@ -211,7 +212,8 @@ def test_medians_over_repeats():
     assert low < 200.0 < high  # the interval of the centre, from hybridio.stats
     res = results_of(("priority-high", prio_doc(100.0, 10.0)), ("priority-high", prio_doc(300.0, 30.0)),
                      ("priority-high", prio_doc(200.0, 50.0)))
-    assert handle_findings.medians(res, "priority")["priority-high"]["figures"]["jobs"] == {"high": 200.0, "normal-1": 30.0}
+    jobs = handle_findings.medians(res, "priority")["priority-high"]["figures"]["jobs"]
+    assert jobs == {"high": 200.0, "normal-1": 30.0}
 
 
 def test_cache_table_against_no_cache():
@@ -385,8 +387,8 @@ def test_standalone_end_to_end(hio_bench, tmp_path):
     assert set(f) == {"priority", "readahead"}
     assert len(f["priority"]["claims"]) == 2 and len(f["readahead"]["claims"]) == 2
     for c in f["priority"]["claims"] + f["readahead"]["claims"]:
-        assert c["state"] in ("met", "not_met", "unresolved") and all(isinstance(v, (int, float)) for v in c["measured"].values()
-                                                     if not isinstance(v, str))
+        assert c["state"] in ("met", "not_met", "unresolved")
+        assert all(isinstance(v, (int, float)) for v in c["measured"].values() if not isinstance(v, str))
     assert all(isinstance(r["IOPS"], float) and r["IOPS"] > 0 for r in f["priority"]["rows"] + f["readahead"]["rows"])
     assert "Priority: the high-priority job got" in p.stdout and "Read-ahead, random reads" in p.stdout
     assert len(list((out / "raw" / "handles").glob("r1-*.json"))) == 8

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A real (tiny) study writes its outputs; the report opens in headless Chromium with every image loaded."""
 import json
 import re

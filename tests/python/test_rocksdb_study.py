@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The RocksDB study (hio-study rocksdb): db_bench's output parsed, the
 claims' arithmetic, the plan and the command lines, the page-cache limit on
 a fake cgroup tree, bad input, and one tiny real run through Posix."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The extra rounds: the budget's parsing, which claim is measured again, and the round's cells."""
 import pytest
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The intervals and verdicts: calibrated on simulated studies whose truth is known."""
 import math
 import random

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """hio-study --driver fio: the co-runner matrix as fio jobs on hybridio's fio engine."""
 import json
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The timeline experiment's arithmetic: settle times and the right modes."""
 from hybridio.timeline import findings, right_modes, settle_ms
 

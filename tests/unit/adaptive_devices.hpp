@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Synthetic devices for the adaptive policy's tests: what each wait mode
 // costs per I/O, as a queue would measure it, and the queue's share of the
 // core it takes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The adaptive strategy's pieces, driven by synthetic signals: the decision
 // in every regime, its hysteresis and probing, the latency estimator. No
 // timing is asserted: ticks carry made-up clocks. The governor's picture of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A lone read or write waited for by interrupt is one blocking system call on
 // the file (Queue::blocking_io), through the queue API and through handles;
 // anything else goes through the ring. The thread's read/write system calls

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The block cache: page round trips, hit and miss counts, exact capacity,
 // SLRU scan resistance, fill tickets, write-back through a recording writer,
 // writer attachment, and mixed use by several threads.

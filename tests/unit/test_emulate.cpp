@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Emulated SSD timing over real files (hio_engine_emulate): the data is the
 // file's, each completion is held until the emulated device would have
 // finished it, one device model serves all of an engine's queues, kernel-side

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Failures: injected device faults and every rejected call, each with the
 // errno and a message naming what was wrong.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The end of a regular file: a read may cover its last, partial page (as
 // O_DIRECT and a cached handle must) and returns the bytes up to the end;
 // a read that starts past the end, or reaches past the last page, is refused.

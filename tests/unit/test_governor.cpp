@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The governor and its pieces, driven by synthetic per-core signals: the
 // kernel texts it reads, the 8 ms window over a core's intervals, the
 // per-core picture and spin leases, the policy beside a bursty neighbour,

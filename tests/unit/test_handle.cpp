@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Handles through the C API: data intact through dedicated, shared and
 // split queues in every user-space wait mode, self-reaped or by a
 // completion thread; the block cache's coherence and write-back

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The handle layer's pure pieces with synthetic inputs: the completion
 // thread's poll-period tuner, read-ahead stream detection, the fair lock.
 #include <gtest/gtest.h>

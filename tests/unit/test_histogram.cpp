@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The latency histogram: bucket mapping, percentiles, merge, summaries.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // hio-bench option parsing: the command line and fio-style job files, and
 // the UsageError messages that name each bad value.
 #include <gtest/gtest.h>

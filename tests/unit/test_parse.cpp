@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Number parsing (sizes, decimals) and emulated-device specs.
 #include <gtest/gtest.h>
 

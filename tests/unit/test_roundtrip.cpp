@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Write, read back, compare: every backend x wait strategy x size x offset
 // pattern x queue depth, through hio_submit/hio_reap and the sync helpers.
 #include <gtest/gtest.h>

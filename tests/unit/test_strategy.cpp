@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Wait strategies: kernel-side modes and where they are refused, changing
 // the strategy with commands in flight, and the statistics the queue keeps.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Concurrency (the Threads* suites, also run under TSan): queues on many
 // threads sharing one emulated device, a shared queue used by several
 // threads, and strategy changes from another thread during I/O.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Helpers shared by the unit tests: RAII handles for the C API, aligned
 // buffers, a scratch directory where O_DIRECT works, and an I/O driver that
 // checks every tag comes back exactly once.

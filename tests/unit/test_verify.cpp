@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // hio-bench's --verify=crc32c blocks: checksum, fill, and detection of any
 // single flipped bit or a block read from the wrong place.
 #include <gtest/gtest.h>

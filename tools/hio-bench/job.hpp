@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One job: its thread, its queue, the I/O loop, the verify pass, and what
 // it measured.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // hio-bench: parse, prepare the targets, run the jobs in parallel, report.
 #include <cerrno>
 #include <cstdio>

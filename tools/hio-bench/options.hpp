@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // hio-bench's options: fio's names, one table for the command line and for
 // job files, each value checked with a message naming it.
 #pragma once

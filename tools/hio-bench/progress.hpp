@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // fio's live status line on a terminal: jobs, percent done, IOPS, ETA.
 #pragma once
 #include <vector>

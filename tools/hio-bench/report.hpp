@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The report: fio's JSON layout (plus a "hybridio" key per job) or fio's
 // human-readable summary.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What jobs share in one hio-bench run: the shared queue (queue=shared),
 // the read and write queues (queue=split_rw), one of each per backend, and
 // the completion threads (reaper=thread), one per poll period and CPU.

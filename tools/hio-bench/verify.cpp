@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "verify.hpp"
 
 #include <isa-l/crc.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // --verify=crc32c: each written block starts with a header (magic, crc32c,
 // offset, length, seed) and carries pseudo-random data; a read checks the
 // crc32c over everything after the crc field, and the offset and length.

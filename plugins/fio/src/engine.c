@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hybridio as a fio ioengine: fio keeps its parser, job files, verify and
  * reports; hybridio submits the job's reads, writes and flushes and waits
  * for their completions under the job's strategy. */

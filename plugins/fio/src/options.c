@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The engine's option table, in fio's own option language, so that fio's
  * parser checks names and values and prints its usual errors. */
 #include "options.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The engine's job options: each is hio-bench's option of the same name
  * after the hio_ prefix, so that it cannot clash with fio's own. */
 #ifndef HYBRIDIO_FIO_OPTIONS_H

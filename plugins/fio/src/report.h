@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hybridio's own figures for a fio job: a line at the job's end beside
  * fio's report, and a JSON object for tools. */
 #ifndef HYBRIDIO_FIO_REPORT_H

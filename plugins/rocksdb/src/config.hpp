@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The plugin's settings, parsed from a "hybridio://?key=value&..." URI.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // What a hybridio file system shares among its files: the engine, the block
 // cache, one queue per thread that does I/O, and the statistics.
 #pragma once

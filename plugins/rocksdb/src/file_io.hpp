@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One file's hybridio handles (one per thread that touches it) and the
 // reads and writes on them: page alignment, end of file, batches.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The hybridio FileSystem, its "hybridio://" factory and the public API.
 #include <fcntl.h>
 #include <rocksdb/utilities/object_registry.h>

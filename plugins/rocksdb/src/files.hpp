@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // RocksDB's file types on hybridio: sequential and random-access readers,
 // and an appending writer.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A small database through the plugin in every wait mode: written, flushed,
 // compacted, read back by key and by scan, and again after a reopen.
 #include <gtest/gtest.h>

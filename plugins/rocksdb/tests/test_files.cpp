@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The plugin's files through the FileSystem API, in every wait mode and with
 // and without O_DIRECT and the block cache: appends of odd sizes read back
 // intact at any offset (MultiRead, ReadAsync, sequential), the file ends at

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The URI: defaults, every key, and a message naming each bad key or value.
 #include <gtest/gtest.h>
 

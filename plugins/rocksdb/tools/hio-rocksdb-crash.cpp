@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The writer and checker of the plugin's durability test (tests/plugin):
 //
 //   hio-rocksdb-crash write --db DIR --uri URI [--seed N]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // hybridio's RocksDB FileSystem: data reads, appends and syncs go through
 // hybridio handles; metadata (create, rename, delete, list, lock) goes
 // through RocksDB's default file system.
