@@ -13,7 +13,6 @@ hybridio.handle_findings turns them into tables, claims and sentences.
 Standalone: python3 -m hybridio.handles [--only priority,readahead ...]
 """
 import argparse
-import datetime
 import json
 import os
 import subprocess
@@ -22,7 +21,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import hiobench, stats
+from . import hiobench, outdir, stats
 from .errors import UsageError
 from .handle_findings import (CACHE_MB, EXPERIMENTS, POLL_PERIODS, POLL_SIZES, POLL_TARGET_EMU, QUEUE_JOBS,
                               QUEUE_MODES, READAHEAD_MODES, READAHEAD_PATTERNS, SHORT_POLL_PERIODS, SHORT_POLL_SIZES,
@@ -297,16 +296,7 @@ def resolve(a):
         a.only = [e for e in EXPERIMENTS if e in names]
     if a.file and a.file.lower() == "none":
         a.file = None
-    out = Path(a.out or os.path.join(tempfile.gettempdir(),
-                                     "hybridio-handles-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S")))
-    try:
-        (out / "raw" / "handles").mkdir(parents=True, exist_ok=True)
-        marker = out / ".writable"
-        marker.write_text("")
-        marker.unlink()
-    except OSError as e:
-        raise UsageError(f"cannot write to the output folder --out={out}: {e.strerror}") from None
-    a.out = out
+    a.out = outdir.prepare(outdir.results_path(a.out, "hybridio-handles"), raw="raw/handles")
     check(a)
     return a
 

@@ -36,7 +36,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from . import corunner, dbbench, matrix, rounds
+from . import corunner, dbbench, matrix, outdir, rounds
 from .errors import UsageError
 from .hiobench import ROOT
 from .pagecache import MIB, PageCacheLimit
@@ -240,8 +240,7 @@ def resolve(a):
                              f"run --devices disk alone")
     if any(c.degree for c in cells) and a.corunner == "cpu":
         corunner.check_installed()
-    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-    out = Path(a.out or os.path.join(tempfile.gettempdir(), "hybridio-rocksdb-" + stamp)).absolute()
+    out = outdir.results_path(a.out, "hybridio-rocksdb").absolute()
     plugin = None
     if any(c.plugin for c in cells):
         plugin = Path(a.plugin)
@@ -261,13 +260,7 @@ def resolve(a):
         dbdir.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise UsageError(f"--dir {a.dir!r}: cannot create it: {e.strerror}") from None
-    try:
-        (out / "raw").mkdir(parents=True, exist_ok=True)
-        marker = out / ".writable"
-        marker.write_text("")
-        marker.unlink()
-    except OSError as e:
-        raise UsageError(f"cannot write to the output folder --out={out}: {e.strerror}") from None
+    outdir.prepare(out)
     return {"configs": configs, "experiments": experiments, "ratios": ratios, "degrees": degrees, "num": num,
             "core": core, "cells": cells, "sweep_ratio": sweep, "out": out, "plugin": plugin, "dir": dbdir,
             "devices": devices, "workloads": workloads, "memory": memory, "budget_s": budget_s}
@@ -357,9 +350,9 @@ def plugin_uri(config, device, stats):
     strategy = config.removeprefix("hybridio-")
     uri = "hybridio://?"
     if strategy.endswith("-own"):
-        uri += f"wait={strategy.removesuffix('-own')}&objective=own"
+        uri += f"completion={strategy.removesuffix('-own')}&adaptive_objective=own"
     else:
-        uri += f"wait={strategy}"
+        uri += f"completion={strategy}"
     if device != "disk":
         uri += f"&emulate={device}"
     return f"{uri}&stats={stats}"

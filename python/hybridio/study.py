@@ -12,18 +12,16 @@ the cache, read-ahead, split queues) run on all cores without a co-runner.
 on Posix and on hybridio's RocksDB plugin): hio-study rocksdb --help.
 """
 import argparse
-import datetime
 import json
 import os
 import platform
 import sys
 import tempfile
 import time
-from pathlib import Path
 
 from tqdm import tqdm
 
-from . import (bursty, corunner, drivers, fioengine, handle_findings, handles, hiobench, matrix, plots, report,
+from . import (bursty, corunner, drivers, fioengine, handle_findings, handles, hiobench, matrix, outdir, plots, report,
                rounds, summary, timeline, verdict)
 from .cores import CoreLimit
 from .errors import UsageError
@@ -163,15 +161,7 @@ def resolve(a):
                 raise UsageError(f"unknown target {t!r}: {why}")
         elif not os.path.isdir(os.path.dirname(os.path.abspath(t))):
             raise UsageError(f"unknown target {t!r}: neither emu:PROFILE nor a path in an existing directory")
-    out = Path(a.out or os.path.join(tempfile.gettempdir(),
-                                     "hybridio-study-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S")))
-    try:
-        (out / "raw").mkdir(parents=True, exist_ok=True)
-        marker = out / ".writable"
-        marker.write_text("")
-        marker.unlink()
-    except OSError as e:
-        raise UsageError(f"cannot write to the output folder --out={out}: {e.strerror}") from None
+    out = outdir.prepare(outdir.results_path(a.out, "hybridio-study"))
     if a.handles:
         handles.check(a)  # the job files, and the file target of the polling-period experiment
     return {"targets": targets, "strategies": strategies, "loads": loads, "threads": threads, "cores": cores,

@@ -80,19 +80,19 @@ CASES = [
     pytest.param("poll", "emulate=pcie4", id="poll-emulated-pcie4"),
     pytest.param("interrupt", "direct=1&writes=hybridio", id="interrupt-direct-nocache-hiowrites"),
     pytest.param("poll", "direct=0&cache_mb=64&writes=hybridio", id="poll-buffered-writethrough-hiowrites"),
-    pytest.param("hybrid", "direct=1&cache_mb=64&cache_policy=write_back&writes=hybridio",
+    pytest.param("hybrid", "direct=1&cache_mb=64&cache_policy=writeback&writes=hybridio",
                  id="hybrid-direct-writeback-hiowrites"),
     pytest.param("adaptive", "direct=0", id="adaptive-buffered-nocache"),
-    pytest.param("adaptive", "direct=1&cache_mb=64&cache_policy=write_through&writes=hybridio",
+    pytest.param("adaptive", "direct=1&cache_mb=64&cache_policy=writethrough&writes=hybridio",
                  id="adaptive-direct-writethrough-hiowrites"),
-    pytest.param("interrupt", "direct=0&cache_mb=64&cache_policy=write_back&writes=hybridio",
+    pytest.param("interrupt", "direct=0&cache_mb=64&cache_policy=writeback&writes=hybridio",
                  id="interrupt-buffered-writeback-hiowrites"),
 ]
 
 
 @pytest.mark.parametrize("wait,params", CASES)
 def test_db_bench_workloads(run_db_bench, disk_dir, wait, params):
-    db, conf = disk_dir / "db", f"wait={wait}&{params}"
+    db, conf = disk_dir / "db", f"completion={wait}&{params}"
     cached = "cache_mb" in params
     ours = "writes=hybridio" in params  # else RocksDB's Posix files write
 
@@ -132,7 +132,7 @@ def filled_db(run_db_bench, disk_base):
     """A database written through the plugin, reopened once (its log replayed
     into a table), that the read tests below leave as it is."""
     db = disk_base / "filled"
-    conf = uri("wait=adaptive&direct=1")
+    conf = uri("completion=adaptive&direct=1")
     assert_ran(run_db_bench(f"--db={db}", *DB_ARGS, "--seed=11", "--benchmarks=fillrandom", fs_uri=conf), "fillrandom")
     assert_ran(run_db_bench(f"--db={db}", *DB_ARGS, "--benchmarks=readseq", "--use_existing_db=1", fs_uri=conf),
                "readseq")
@@ -153,7 +153,7 @@ def read_bench(run_db_bench, db, stats, conf, name, *args):
 
 @pytest.mark.parametrize("direct", ["0", "1"])
 def test_use_direct_reads(run_db_bench, filled_db, disk_dir, direct):
-    s = read_bench(run_db_bench, filled_db, disk_dir / "s.json", f"wait=poll&direct={direct}", "readrandom",
+    s = read_bench(run_db_bench, filled_db, disk_dir / "s.json", f"completion=poll&direct={direct}", "readrandom",
                    "--use_direct_reads=1")
     assert s["reads"] > 0, s
 
@@ -161,12 +161,12 @@ def test_use_direct_reads(run_db_bench, filled_db, disk_dir, direct):
 def test_async_io(run_db_bench, filled_db, disk_dir):
     # RocksDB 7.8 prefetches through ReadAsync in iterators when
     # ReadOptions.async_io is set: seekrandom and readseq use it.
-    s = read_bench(run_db_bench, filled_db, disk_dir / "seek.json", "wait=hybrid&direct=1", "seekrandom",
+    s = read_bench(run_db_bench, filled_db, disk_dir / "seek.json", "completion=hybrid&direct=1", "seekrandom",
                    "--async_io=1", "--seek_nexts=20", "--verify_checksum=1")
     assert s["async_reads"] > 0, s
     stats = disk_dir / "readseq.json"
     p = run_db_bench(f"--db={filled_db}", *DB_ARGS, "--use_existing_db=1", "--benchmarks=readseq", "--async_io=1",
-                     fs_uri=uri("wait=interrupt&direct=0&cache_mb=16&writes=hybridio", stats))
+                     fs_uri=uri("completion=interrupt&direct=0&cache_mb=16&writes=hybridio", stats))
     assert_ran(p, "readseq")
     s = read_stats(stats)
     assert s["async_reads"] > 0, s
@@ -174,7 +174,7 @@ def test_async_io(run_db_bench, filled_db, disk_dir):
 
 @pytest.mark.parametrize("cache", ["", "&cache_mb=16&writes=hybridio"])
 def test_multiread(run_db_bench, filled_db, disk_dir, cache):
-    s = read_bench(run_db_bench, filled_db, disk_dir / "s.json", f"wait=poll&direct=1{cache}", "multireadrandom",
+    s = read_bench(run_db_bench, filled_db, disk_dir / "s.json", f"completion=poll&direct=1{cache}", "multireadrandom",
                    "--multiread_batched=1", "--batch_size=16")
     assert s["multi_reads"] > 0, s
 
@@ -184,7 +184,7 @@ def test_ldb_scan_matches_posix(run_db_bench, run_ldb, disk_dir):
     system gives the same database, whoever reads it."""
     fill = [*DB_ARGS, "--seed=42", "--benchmarks=fillrandom"]
     posix, plugin = disk_dir / "posix", disk_dir / "plugin"
-    conf = uri("wait=hybrid&direct=1&cache_mb=16&cache_policy=write_back&writes=hybridio")
+    conf = uri("completion=hybrid&direct=1&cache_mb=16&cache_policy=writeback&writes=hybridio")
     assert_ran(run_db_bench(f"--db={posix}", *fill), "fillrandom")
     assert_ran(run_db_bench(f"--db={plugin}", *fill, fs_uri=conf), "fillrandom")
     # Opening a database replays its log into a table: each reader gets a
@@ -200,16 +200,18 @@ def test_ldb_scan_matches_posix(run_db_bench, run_ldb, disk_dir):
     want = scan(posix)
     assert want.count(b"\n") > 10000, tail(want)
     assert scan(copy) == want, "plain ldb reads the plugin's database differently"
-    assert scan(plugin, uri("wait=poll&direct=0")) == want, "ldb through the plugin reads its database differently"
+    assert scan(plugin, uri("completion=poll&direct=0")) == want, \
+        "ldb through the plugin reads its database differently"
 
 
 BAD_URIS = [
-    pytest.param("wait=spin", ["wait", "'spin'"], id="wait"),
+    pytest.param("completion=spin", ["completion", "'spin'"], id="completion"),
+    pytest.param("wait=poll", ["'wait'", "'completion'"], id="old-spelling"),
     pytest.param("cache_mb=lots", ["cache_mb", "'lots'"], id="cache_mb"),
     pytest.param("cache_mb=1048577", ["cache_mb", "'1048577'"], id="cache_mb-too-big"),
     pytest.param("cache_mb=16&cache_policy=write_around", ["cache_policy", "'write_around'"], id="cache_policy"),
     pytest.param("cache_mb=16", ["cache_mb", "writes=hybridio"], id="cache-posix-writes"),
-    pytest.param("cache_policy=write_back", ["cache_policy=write_back", "cache_mb"], id="write_back-no-cache"),
+    pytest.param("cache_policy=writeback", ["cache_policy=writeback", "cache_mb"], id="writeback-no-cache"),
     pytest.param("direct=yes", ["direct", "'yes'"], id="direct"),
     pytest.param("depth=0", ["depth", "'0'"], id="depth-zero"),
     pytest.param("depth=4097", ["depth", "'4097'"], id="depth-too-big"),
@@ -217,8 +219,8 @@ BAD_URIS = [
     pytest.param("writes=sideways", ["writes", "'sideways'"], id="writes"),
     pytest.param("emulate=bogus", ["emulate", "'bogus'"], id="emulate"),
     pytest.param("stats=", ["stats", "''"], id="stats-empty"),
-    pytest.param("wait=poll&speed=11", ["unknown key", "'speed'"], id="unknown-key"),
-    pytest.param("wait", ["'wait'", "key=value"], id="no-value"),
+    pytest.param("completion=poll&speed=11", ["unknown key", "'speed'"], id="unknown-key"),
+    pytest.param("completion", ["'completion'", "key=value"], id="no-value"),
 ]
 
 
@@ -237,7 +239,7 @@ def test_stats_count_what_ran(run_db_bench, disk_dir):
     db = disk_dir / "db"
     # Each write synced on its own (one thread: no group commit) is one sync
     # of the log and at least one write, where the plugin writes.
-    conf = uri("wait=interrupt&direct=1&writes=hybridio", disk_dir / "fill.json")
+    conf = uri("completion=interrupt&direct=1&writes=hybridio", disk_dir / "fill.json")
     assert_ran(run_db_bench(f"--db={db}", "--benchmarks=fillseq", "--num=2000", "--value_size=400", "--sync=1",
                             "--threads=1", fs_uri=conf), "fillseq")
     s = read_stats(disk_dir / "fill.json")
@@ -249,7 +251,7 @@ def test_stats_count_what_ran(run_db_bench, disk_dir):
 
     # Every table read RocksDB counts is one read of the plugin's; stats=stderr
     # prints the same object.
-    conf = uri("wait=poll&direct=1", "stderr")
+    conf = uri("completion=poll&direct=1", "stderr")
     p = run_db_bench(f"--db={db}", "--benchmarks=readrandom", "--num=2000", "--reads=3000", "--value_size=400",
                      "--threads=1", "--use_existing_db=1", "--statistics=1", fs_uri=conf)
     assert_ran(p, "readrandom")
@@ -334,13 +336,13 @@ def check(tool, db, conf, seed, acked, what):
 
 def random_uri(rng, policy):
     wait = rng.choice(["interrupt", "poll", "hybrid", "adaptive"])
-    return f"hybridio://?wait={wait}&direct={rng.choice('01')}&{policy}"
+    return f"hybridio://?completion={wait}&direct={rng.choice('01')}&{policy}"
 
 
 # RocksDB's Posix writes (the default), and hybridio's under each cache policy.
 POLICIES = [pytest.param("writes=posix", id="posix_writes"),
-            pytest.param("cache_mb=16&cache_policy=write_through&writes=hybridio", id="write_through"),
-            pytest.param("cache_mb=16&cache_policy=write_back&writes=hybridio", id="write_back")]
+            pytest.param("cache_mb=16&cache_policy=writethrough&writes=hybridio", id="writethrough"),
+            pytest.param("cache_mb=16&cache_policy=writeback&writes=hybridio", id="writeback")]
 
 
 @pytest.mark.parametrize("policy", POLICIES)
@@ -401,7 +403,7 @@ def test_a_full_file_system_fails_naming_the_file_and_loses_no_synced_key(crash_
     database holds every key that was acknowledged. (With writes=hybridio the
     WAL's error surfaces at Flush, where Debian's RocksDB always aborts in
     WritableFileWriter: docs/rocksdb.md.)"""
-    conf = f"hybridio://?wait=interrupt&{params}"
+    conf = f"hybridio://?completion=interrupt&{params}"
     for seed in (2, 4, 6, 8, 10):  # even: tables through the page cache
         db = small_tmpfs / f"db{seed}"
         w = Writer(crash_tool, db, conf, seed)

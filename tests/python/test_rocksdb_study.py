@@ -138,9 +138,9 @@ def test_budgets_and_the_plugin_uri():
     assert rs.block_cache_mib("posix", 400) == 400
     assert rs.block_cache_mib("posix-direct", 400) == rs.block_cache_mib("hybridio-poll", 400) == 800
     assert rs.plugin_uri("hybridio-adaptive", "disk", "/o/raw/1.stats.json") == \
-        "hybridio://?wait=adaptive&stats=/o/raw/1.stats.json"
+        "hybridio://?completion=adaptive&stats=/o/raw/1.stats.json"
     assert rs.plugin_uri("hybridio-adaptive-own", "pcie4", "/s") == \
-        "hybridio://?wait=adaptive&objective=own&emulate=pcie4&stats=/s"
+        "hybridio://?completion=adaptive&adaptive_objective=own&emulate=pcie4&stats=/s"
 
 
 def runner(tmp_path, **over):
@@ -166,10 +166,10 @@ def test_commands_per_configuration(tmp_path):
     assert "--use_direct_reads=1" in direct and f"--cache_size={1000 * pagecache.MIB}" in direct
     poll = r.command(rs.Cell("mixgraph", "hybridio-poll", 2.0, 50), 1001, "/s.json", 9)
     assert poll[:5] == ["taskset", "-c", "1", "env", "LD_PRELOAD=/p/libhybridio-rocksdb.so"]
-    assert "--fs_uri=hybridio://?wait=poll&stats=/s.json" in poll
+    assert "--fs_uri=hybridio://?completion=poll&stats=/s.json" in poll
     assert f"--cache_size={1000 * pagecache.MIB}" in poll and "--use_direct_reads=0" in poll
     rr = r.command(rs.Cell("readrandom", "hybridio-interrupt", 5.0, 0), 1000, "/s.json", 9)
-    assert "--benchmarks=readrandom" in rr and "--fs_uri=hybridio://?wait=interrupt&stats=/s.json" in rr
+    assert "--benchmarks=readrandom" in rr and "--fs_uri=hybridio://?completion=interrupt&stats=/s.json" in rr
     assert not any(x.startswith("--mix_") for x in rr)
     many = r.command(rs.Cell("readrandom", "hybridio-adaptive", 5.0, 0, "disk", 4), 1000, "/s.json", 9)
     assert many[:3] == ["taskset", "-c", f"0-{os.cpu_count() - 1}"] and "--threads=4" in many

@@ -8,8 +8,10 @@ namespace hybridio::rocksdb {
 namespace {
 
 constexpr std::string_view kScheme = "hybridio://";
+// Each key is spelled as hio-bench's option and the fio engine's (docs/options.md).
 constexpr const char* kKeys =
-    "wait, objective, background, cache_mb, cache_policy, direct, depth, readahead, writes, emulate, stats";
+    "completion, adaptive_objective, background_completion, cache_mb, cache_policy, direct, depth, readahead, "
+    "writes, emulate, stats";
 
 bool parse_wait(const std::string& v, hio_wait_mode* m) {
   if (v == "interrupt") *m = HIO_WAIT_INTERRUPT;
@@ -32,18 +34,18 @@ std::string bad(const std::string& uri, const std::string& key, const std::strin
 
 std::string set(const std::string& uri, const std::string& key, const std::string& v, Config* c) {
   uint64_t n = 0;
-  if (key == "wait" || key == "background") {
-    if (!parse_wait(v, key == "wait" ? &c->wait : &c->background))
+  if (key == "completion" || key == "background_completion") {
+    if (!parse_wait(v, key == "completion" ? &c->wait : &c->background))
       return bad(uri, key, v, "interrupt, poll, hybrid or adaptive");
-  } else if (key == "objective") {
+  } else if (key == "adaptive_objective") {
     if (hio_objective_parse(v.c_str(), &c->objective) < 0) return bad(uri, key, v, "shared or own");
   } else if (key == "cache_mb") {
     if (!parse_uint(v, 1 << 20, &n)) return bad(uri, key, v, "a size in MiB, 0..1048576");
     c->cache_mb = n;
   } else if (key == "cache_policy") {
-    if (v == "write_through") c->cache_policy = HIO_CACHE_WRITE_THROUGH;
-    else if (v == "write_back") c->cache_policy = HIO_CACHE_WRITE_BACK;
-    else return bad(uri, key, v, "write_through or write_back");
+    if (v == "writethrough") c->cache_policy = HIO_CACHE_WRITE_THROUGH;
+    else if (v == "writeback") c->cache_policy = HIO_CACHE_WRITE_BACK;
+    else return bad(uri, key, v, "writethrough or writeback");
   } else if (key == "direct") {
     if (v != "0" && v != "1") return bad(uri, key, v, "0 or 1");
     c->direct = v == "1";
@@ -65,6 +67,10 @@ std::string set(const std::string& uri, const std::string& key, const std::strin
   } else if (key == "stats") {
     if (v.empty()) return bad(uri, key, v, "stderr or a file path");
     c->stats = v;
+  } else if (key == "wait" || key == "objective" || key == "background") {
+    const char* now = key == "wait" ? "completion" : key == "objective" ? "adaptive_objective" : "background_completion";
+    return "hybridio URI '" + uri + "': unknown key '" + key + "': it is spelled '" + now +
+           "', as hio-bench's option and the fio engine's";
   } else {
     return "hybridio URI '" + uri + "': unknown key '" + key + "' (keys: " + kKeys + ")";
   }
@@ -94,7 +100,7 @@ std::string ParseUri(const std::string& uri, Config* out) {
     }
   }
   if (c.cache_policy == HIO_CACHE_WRITE_BACK && c.cache_mb == 0)
-    return "hybridio URI '" + uri + "': cache_policy=write_back needs a cache (cache_mb > 0)";
+    return "hybridio URI '" + uri + "': cache_policy=writeback needs a cache (cache_mb > 0)";
   // Writes past the cache would leave it stale (a new table may take a
   // deleted one's inode).
   if (c.cache_mb && !c.hybridio_writes)

@@ -90,7 +90,7 @@ TEST_P(Db, WrittenFlushedCompactedAndReopened) {
   // thread waited under the URI's strategy.
   EXPECT_GE(st.background_queues, 1u);
   EXPECT_GT(st.queues, st.background_queues);
-  if (std::string(GetParam()).find("wait=poll") != std::string::npos) {
+  if (std::string(GetParam()).find("completion=poll") != std::string::npos) {
     EXPECT_GT(st.mode_ns[HIO_WAIT_POLL], 0u);
     EXPECT_EQ(st.mode_ns[HIO_WAIT_INTERRUPT], 0u);
     EXPECT_NEAR(st.mode_ios[HIO_WAIT_POLL], double(st.completed), 1.0);
@@ -99,11 +99,11 @@ TEST_P(Db, WrittenFlushedCompactedAndReopened) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, Db,
-                         ::testing::Values("hybridio://?wait=interrupt", "hybridio://?wait=poll&emulate=pcie3",
-                                           "hybridio://?wait=interrupt&writes=hybridio",
-                                           "hybridio://?wait=poll&cache_mb=8&writes=hybridio",
-                                           "hybridio://?wait=hybrid&direct=0&writes=hybridio",
-                                           "hybridio://?wait=adaptive&cache_mb=8&cache_policy=write_back&"
+                         ::testing::Values("hybridio://?completion=interrupt", "hybridio://?completion=poll&emulate=pcie3",
+                                           "hybridio://?completion=interrupt&writes=hybridio",
+                                           "hybridio://?completion=poll&cache_mb=8&writes=hybridio",
+                                           "hybridio://?completion=hybrid&direct=0&writes=hybridio",
+                                           "hybridio://?completion=adaptive&cache_mb=8&cache_policy=writeback&"
                                            "writes=hybridio"),
                          [](const auto& i) { return std::to_string(i.index); });
 

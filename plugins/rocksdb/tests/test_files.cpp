@@ -199,22 +199,22 @@ TEST_P(Files, SyncReachesTheFile) {
 
 INSTANTIATE_TEST_SUITE_P(
     Setups, Files,
-    ::testing::Values(Setup{"hybridio://?wait=interrupt", "InterruptPosixWrites", false},
-                      Setup{"hybridio://?wait=poll&emulate=pcie4", "PollEmulatedPosixWrites", false},
-                      Setup{"hybridio://?wait=interrupt&writes=hybridio", "InterruptDirect", true},
-                      Setup{"hybridio://?wait=interrupt&writes=hybridio", "InterruptDirectReadsOnly", false},
-                      Setup{"hybridio://?wait=poll&cache_mb=4&writes=hybridio", "PollDirectCached", false},
-                      Setup{"hybridio://?wait=hybrid&direct=0&writes=hybridio", "HybridBuffered", false},
-                      Setup{"hybridio://?wait=adaptive&cache_mb=4&cache_policy=write_back&writes=hybridio",
+    ::testing::Values(Setup{"hybridio://?completion=interrupt", "InterruptPosixWrites", false},
+                      Setup{"hybridio://?completion=poll&emulate=pcie4", "PollEmulatedPosixWrites", false},
+                      Setup{"hybridio://?completion=interrupt&writes=hybridio", "InterruptDirect", true},
+                      Setup{"hybridio://?completion=interrupt&writes=hybridio", "InterruptDirectReadsOnly", false},
+                      Setup{"hybridio://?completion=poll&cache_mb=4&writes=hybridio", "PollDirectCached", false},
+                      Setup{"hybridio://?completion=hybrid&direct=0&writes=hybridio", "HybridBuffered", false},
+                      Setup{"hybridio://?completion=adaptive&cache_mb=4&cache_policy=writeback&writes=hybridio",
                             "AdaptiveWriteBack", true},
-                      Setup{"hybridio://?wait=poll&direct=0&cache_mb=1&cache_policy=write_back&readahead=on&"
+                      Setup{"hybridio://?completion=poll&direct=0&cache_mb=1&cache_policy=writeback&readahead=on&"
                             "writes=hybridio",
                             "PollBufferedWriteBackReadahead", false}),
     [](const auto& i) { return std::string(i.param.name); });
 
 TEST(FilesErrors, MissingFileAndNoDirectIo) {
   std::shared_ptr<rdb::FileSystem> fs;
-  ASSERT_TRUE(hybridio::rocksdb::NewFileSystem("hybridio://?wait=interrupt", &fs).ok());
+  ASSERT_TRUE(hybridio::rocksdb::NewFileSystem("hybridio://?completion=interrupt", &fs).ok());
   std::unique_ptr<rdb::FSRandomAccessFile> r;
   rdb::IOStatus s = fs->NewRandomAccessFile("/nonexistent/hio-file", rdb::FileOptions(), &r, nullptr);
   EXPECT_FALSE(s.ok());

@@ -3,7 +3,7 @@
 // hybridio handles; metadata (create, rename, delete, list, lock) goes
 // through RocksDB's default file system.
 //
-// Selected by URI, e.g. db_bench --fs_uri='hybridio://?wait=adaptive&cache_mb=256'
+// Selected by URI, e.g. db_bench --fs_uri='hybridio://?completion=adaptive&cache_mb=256'
 // (the keys are in docs/rocksdb.md). Loading the library (LD_PRELOAD or
 // linking it) registers the "hybridio://" factory with
 // ObjectLibrary::Default(); RegisterFileSystem() does it explicitly.
