@@ -36,7 +36,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from . import corunner, dbbench, matrix, outdir, rounds
+from . import command, corunner, dbbench, matrix, outdir, rounds
 from .errors import UsageError
 from .hiobench import ROOT
 from .pagecache import MIB, PageCacheLimit
@@ -664,23 +664,7 @@ def run(a, cfg):
 
 
 def main(argv=None):
-    a = parse_args(sys.argv[1:] if argv is None else argv)
-    try:
-        cfg = resolve(a)
-    except UsageError as e:
-        print(f"hio-study rocksdb: {e}", file=sys.stderr)
-        return 2
-    try:
-        return run(a, cfg)
-    except KeyboardInterrupt:
-        print("hio-study rocksdb: interrupted", file=sys.stderr)
-        return 130
-    except UsageError as e:
-        print(f"hio-study rocksdb: {e}", file=sys.stderr)
-        return 2
-    except RuntimeError as e:
-        print(f"hio-study rocksdb: {e}", file=sys.stderr)
-        return 1
+    return command.run_command("hio-study rocksdb", sys.argv[1:] if argv is None else argv, parse_args, resolve, run)
 
 
 if __name__ == "__main__":

@@ -21,8 +21,8 @@ import time
 
 from tqdm import tqdm
 
-from . import (bursty, corunner, drivers, fioengine, handle_findings, handles, hiobench, matrix, outdir, plots, report,
-               rounds, summary, timeline, verdict)
+from . import (bursty, command, corunner, drivers, fioengine, handle_findings, handles, hiobench, matrix, outdir,
+               plots, report, rounds, summary, timeline, verdict)
 from .cores import CoreLimit
 from .errors import UsageError
 
@@ -411,17 +411,7 @@ def main(argv=None):
     if argv[:1] == ["rocksdb"]:
         from . import rocksdb_study
         return rocksdb_study.main(argv[1:])
-    a = parse_args(argv)
-    try:
-        cfg = resolve(a)
-    except UsageError as e:
-        print(f"hio-study: {e}", file=sys.stderr)
-        return 2
-    try:
-        return run(a, cfg)
-    except RuntimeError as e:
-        print(f"hio-study: {e}", file=sys.stderr)
-        return 1
+    return command.run_command("hio-study", argv, parse_args, resolve, run)
 
 
 if __name__ == "__main__":
