@@ -3,6 +3,8 @@
 BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?=
+# The checkout's own virtual environment, made by scripts/deps.sh.
+PY := $(CURDIR)/.venv/bin/python
 
 .PHONY: build test unit lint study strategies bench-fio bench-fio-engine bench-study-drivers bench-adaptive bench-bursty bench-own-threads bench-handles bench-rocksdb clean
 
@@ -32,53 +34,56 @@ lint:
 # STUDY_ARGS=--quick for a short version (about 4 min).
 study: build
 	scripts/deps.sh study
-	PYTHONPATH="$(CURDIR)/python" python3 -m hybridio.study --hio-bench $(BUILD)/hio-bench $(STUDY_ARGS)
+	PYTHONPATH="$(CURDIR)/python" $(PY) -m hybridio.study --hio-bench $(BUILD)/hio-bench $(STUDY_ARGS)
 
 # hio-bench's wait strategies side by side, without a co-runner.
 strategies: build
-	python3 bench/compare_strategies.py --hio-bench $(BUILD)/hio-bench
+	scripts/deps.sh study
+	$(PY) bench/compare_strategies.py --hio-bench $(BUILD)/hio-bench
 
 # hio-bench against fio on the same file (docs/benchmarks.md).
 bench-fio: build
 	scripts/deps.sh bench
-	python3 bench/fio_compare.py --hio-bench $(BUILD)/hio-bench
+	$(PY) bench/fio_compare.py --hio-bench $(BUILD)/hio-bench
 
 # fio's io_uring engine against the hybridio fio engine, in one fio run
 # (about 2 min; docs/fio.md, docs/benchmarks.md).
 bench-fio-engine: build
 	scripts/deps.sh bench
 	cmake -S . -B $(BUILD) >/dev/null && ninja -C $(BUILD) hybridio-fio
-	python3 bench/fio_engine.py --engine $(BUILD)/plugins/fio/libhybridio-fio.so $(FIO_ENGINE_ARGS)
+	$(PY) bench/fio_engine.py --engine $(BUILD)/plugins/fio/libhybridio-fio.so $(FIO_ENGINE_ARGS)
 
 # The study's co-runner matrix through hio-bench and through fio with the
 # engine, on the emulated SSDs: the same winners, IOPS within 5% (about 5 min).
 bench-study-drivers: build
 	scripts/deps.sh bench
 	cmake -S . -B $(BUILD) >/dev/null && ninja -C $(BUILD) hybridio-fio
-	python3 bench/study_drivers.py --hio-bench $(BUILD)/hio-bench \
+	$(PY) bench/study_drivers.py --hio-bench $(BUILD)/hio-bench \
 		--fio-engine $(BUILD)/plugins/fio/libhybridio-fio.so $(STUDY_DRIVERS_ARGS)
 
 # adaptive against poll alone and under a light demand (docs/benchmarks.md).
 bench-adaptive: build
-	python3 bench/adaptive.py --hio-bench $(BUILD)/hio-bench
+	scripts/deps.sh study
+	$(PY) bench/adaptive.py --hio-bench $(BUILD)/hio-bench
 
 # adaptive beside a busy loop in on/off bursts of 20-1000 ms and always on,
 # on the disk and emu:pcie3, 5 paired rounds of 3 s (about 12 min; docs/benchmarks.md).
 bench-bursty: build
 	scripts/deps.sh study
-	PYTHONPATH="$(CURDIR)/python" python3 -m hybridio.bursty --hio-bench $(BUILD)/hio-bench --runtime 3 $(BURSTY_ARGS)
+	PYTHONPATH="$(CURDIR)/python" $(PY) -m hybridio.bursty --hio-bench $(BUILD)/hio-bench --runtime 3 $(BURSTY_ARGS)
 
 # 2 and 4 I/O threads of ours on one core, without and beside an always-on
 # neighbour, on the disk and emu:pcie4 (about 7 min; docs/benchmarks.md).
 bench-own-threads: build
 	scripts/deps.sh study
-	for n in 2 4; do PYTHONPATH="$(CURDIR)/python" python3 -m hybridio.bursty --hio-bench $(BUILD)/hio-bench \
+	for n in 2 4; do PYTHONPATH="$(CURDIR)/python" $(PY) -m hybridio.bursty --hio-bench $(BUILD)/hio-bench \
 		--targets file,emu:pcie4 --bursts=-1,0 --numjobs $$n $(BURSTY_ARGS) || exit 1; done
 
 # The handle experiments alone (priority, queues, polling period, cache,
-# read-ahead, split queues): python3 -m hybridio.handles --help for options.
+# read-ahead, split queues): .venv/bin/python -m hybridio.handles --help for options.
 bench-handles: build
-	PYTHONPATH="$(CURDIR)/python" python3 -m hybridio.handles --hio-bench $(BUILD)/hio-bench
+	scripts/deps.sh study
+	PYTHONPATH="$(CURDIR)/python" $(PY) -m hybridio.handles --hio-bench $(BUILD)/hio-bench
 
 # The RocksDB study (docs/rocksdb-study.md): db_bench's mixgraph and
 # readrandom on Posix and on hybridio's RocksDB plugin, alone and beside a
@@ -86,7 +91,7 @@ bench-handles: build
 # 2.4 h; ROCKSDB_ARGS=--quick for about 8 min, or a part: --devices disk).
 bench-rocksdb: build
 	scripts/deps.sh study
-	PYTHONPATH="$(CURDIR)/python" python3 -m hybridio.rocksdb_study \
+	PYTHONPATH="$(CURDIR)/python" $(PY) -m hybridio.rocksdb_study \
 		--plugin $(BUILD)/plugins/rocksdb/libhybridio-rocksdb.so $(ROCKSDB_ARGS)
 
 clean:

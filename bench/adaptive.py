@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from hiobench import default_file, default_hio_bench, median_spread, run_json, summary  # noqa: E402
+from benchlib import default_file, default_hio_bench, median_spread, run_json, summary  # noqa: E402
 
 LIGHT_SHARE = 0.10
 

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from hiobench import default_hio_bench, median_spread, run_json, summary  # noqa: E402
+from benchlib import default_hio_bench, median_spread, run_json, summary  # noqa: E402
 
 PROFILES = {"pcie3": (15, 420e3), "pcie4": (8, 1.5e6), "optane": (10, 550e3), "nand": (80, 200e3)}
 INSTANT = "emu:lat_us=0.1,jitter_us=0,iops=1000000000,channels=1"

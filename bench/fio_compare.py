@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from hiobench import default_file, default_hio_bench, run_json, summary  # noqa: E402
+from benchlib import default_file, default_hio_bench, run_json, summary  # noqa: E402
 
 MODES = {
     "interrupt": ([], ["--completion=interrupt"]),

@@ -40,21 +40,43 @@ if [ "$level" = test ] || [ "$level" = bench ]; then
   "$(dirname "$0")/fio-source.sh"
 fi
 
-# The study's Python package (hio-study) and its dependencies, editable so
-# that it runs the hio-bench of this checkout.
+[ "$level" = build ] && exit 0
+
+# The Python side (hio-study, the benchmarks, the tests, the lint) runs from
+# a virtual environment of the checkout's own, .venv, never from the system
+# interpreter: the study's package is installed there, editable, so that it
+# runs this checkout's code.
+venv="$(cd "$(dirname "$0")/.." && pwd)/.venv"
+if [ ! -x "$venv/bin/python" ]; then
+  if ! python3 -m venv "$venv" >/dev/null 2>&1; then
+    rm -rf "$venv"
+    # Debian's python3 makes virtual environments only with python3-venv.
+    if [ "$(id -u)" = 0 ]; then
+      echo "Installing: python3-venv"
+      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
+    elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
+      echo "Installing: python3-venv"
+      sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
+    fi
+    python3 -m venv "$venv" || {
+      echo "deps.sh: cannot make the virtual environment $venv: install python3-venv (apt-get install -y python3-venv)" >&2
+      exit 1
+    }
+  fi
+fi
 pip_install() {
-  python3 -m pip install -q --disable-pip-version-check "$@" || {
-    echo "Could not install Python packages: python3 -m pip install $*" >&2
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check "$@" || {
+    echo "Could not install Python packages into $venv: $venv/bin/python -m pip install $*" >&2
     exit 1
   }
 }
-if [ "$level" != build ] && [ "$level" != lint ]; then
-  python3 -c 'import matplotlib, jinja2, tqdm' 2>/dev/null && command -v hio-study >/dev/null ||
+if [ "$level" != lint ]; then
+  "$venv/bin/python" -c 'import matplotlib, jinja2, tqdm, hybridio' 2>/dev/null && [ -x "$venv/bin/hio-study" ] ||
     pip_install -e "$(dirname "$0")/../python"
 fi
 if [ "$level" = test ]; then
-  python3 -c 'import pytest' 2>/dev/null || pip_install pytest
+  "$venv/bin/python" -c 'import pytest' 2>/dev/null || pip_install pytest
 fi
 if [ "$level" = test ] || [ "$level" = lint ]; then
-  python3 -m ruff --version >/dev/null 2>&1 || pip_install ruff
+  "$venv/bin/python" -m ruff --version >/dev/null 2>&1 || pip_install ruff
 fi

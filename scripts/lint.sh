@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-python3 -m ruff check --quiet . && echo "lint: ruff found nothing"
+.venv/bin/python -m ruff check --quiet . && echo "lint: ruff found nothing"  # scripts/deps.sh lint makes .venv
 
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
   files=$(git ls-files)

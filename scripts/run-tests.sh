@@ -7,6 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
+py=.venv/bin/python  # scripts/deps.sh test makes it
 
 step() { printf '\n=== %s\n' "$*"; }
 
@@ -31,7 +32,7 @@ ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 build-asan/plugins/
 # (fio's own allocations are not ours to check for leaks).
 LD_PRELOAD="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)" \
   ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  HIO_BUILD=build-asan python3 -m pytest -q tests/fio
+  HIO_BUILD=build-asan "$py" -m pytest -q tests/fio
 
 step "TSan build + threaded tests"
 build build-tsan -DCMAKE_BUILD_TYPE=Debug -DHIO_SANITIZE=thread
@@ -39,4 +40,4 @@ TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/unit/hio-unit-tests --gtest_filter
 
 step "hio-bench command-line tests, hio-study tests, RocksDB plugin end to end, fio engine (pytest)"
 # PYTHONPATH: test this checkout's study package, wherever one is installed.
-HIO_BENCH=build/hio-bench HIO_BUILD=build PYTHONPATH="$PWD/python" python3 -m pytest -q tests/cli tests/python tests/plugin tests/fio
+HIO_BENCH=build/hio-bench HIO_BUILD=build PYTHONPATH="$PWD/python" "$py" -m pytest -q tests/cli tests/python tests/plugin tests/fio

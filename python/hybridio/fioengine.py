@@ -6,6 +6,7 @@ hio-bench's, as fio jobs whose ioengine is build/plugins/fio/libhybridio-fio.so.
 An emu: target becomes a diskless job with hio_emu=PROFILE.
 """
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -17,7 +18,8 @@ EMU_SIZE = "1g"  # hio-bench's capacity for an emu: target without --size
 
 
 def default_engine():
-    return str(hiobench.ROOT / "build" / "plugins" / "fio" / "libhybridio-fio.so")
+    """$HIO_FIO_ENGINE; else the checkout's build (see hiobench.default_path)."""
+    return os.environ.get("HIO_FIO_ENGINE") or str(hiobench.ROOT / "build" / "plugins" / "fio" / "libhybridio-fio.so")
 
 
 def check(fio, engine):

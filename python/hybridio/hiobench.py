@@ -1,16 +1,23 @@
 # SPDX-License-Identifier: MIT
 """Running build/hio-bench and reading its fio-layout JSON."""
 import json
+import os
+import shutil
 import subprocess
 from pathlib import Path
 
 from .errors import UsageError
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[2]  # the checkout, when the package runs from one
 
 
 def default_path():
-    return str(ROOT / "build" / "hio-bench")
+    """$HIO_BENCH; else the checkout's build/hio-bench, when the package runs
+    from a checkout that has built it; else hio-bench on the PATH."""
+    if os.environ.get("HIO_BENCH"):
+        return os.environ["HIO_BENCH"]
+    built = ROOT / "build" / "hio-bench"
+    return str(built) if built.is_file() else (shutil.which("hio-bench") or str(built))
 
 
 def check(path):
