@@ -32,6 +32,12 @@ extern "C" {
 typedef struct hio_engine hio_engine;
 typedef struct hio_queue hio_queue;
 
+/* Structs that may grow start with struct_size: set it to sizeof the struct
+ * as you compiled it (0 means the layout of hybridio 0.1). The library reads
+ * and writes only that many bytes, so a program built against an older
+ * hio.h keeps working with a newer library; one built against a newer hio.h
+ * is refused (-EINVAL) if it sets fields this library does not know. */
+
 /* ---- errors ---------------------------------------------------------- */
 
 /* Message of the last failed call on this thread ("" if none). */
@@ -101,6 +107,7 @@ HIO_API int hio_objective_parse(const char *name, hio_objective *out);
 #define HIO_QUEUE_SHARED 0x1u /* several threads may call it: takes a lock */
 
 typedef struct hio_queue_opts {
+  size_t struct_size; /* sizeof(hio_queue_opts) as compiled, or 0 */
   unsigned depth;    /* max commands in flight (1..4096) */
   unsigned flags;    /* HIO_QUEUE_* */
   hio_strategy strategy;
@@ -123,6 +130,7 @@ HIO_API int hio_queue_get_strategy(hio_queue *q, hio_strategy *out);
 #define HIO_OPEN_RDONLY 0x4u
 
 typedef struct hio_open_opts {
+  size_t struct_size; /* sizeof(hio_open_opts) as compiled, or 0 */
   unsigned flags; /* HIO_OPEN_* */
   /* Size of a created file, or capacity of an emulated device whose spec
    * names none (0: 1 GiB). */
@@ -130,6 +138,7 @@ typedef struct hio_open_opts {
 } hio_open_opts;
 
 typedef struct hio_target_info {
+  size_t struct_size; /* sizeof(hio_target_info) as compiled, or 0 */
   uint64_t size;        /* bytes */
   uint32_t offset_align; /* offset and length must be multiples of this */
   uint32_t mem_align;    /* buffers must be aligned to this */
@@ -214,6 +223,7 @@ typedef struct hio_lat_summary {
 } hio_lat_summary;
 
 typedef struct hio_queue_stats {
+  size_t struct_size; /* sizeof(hio_queue_stats) as compiled, or 0 */
   uint64_t submitted, completed, errors;
   uint64_t read_ios, read_bytes, write_ios, write_bytes, flush_ios;
   uint64_t sleep_ns;     /* time blocked in the kernel or asleep */
@@ -236,6 +246,7 @@ HIO_API int hio_queue_stats_get(hio_queue *q, hio_queue_stats *out);
 HIO_API int hio_queue_stats_reset(hio_queue *q);
 /* What the adaptive strategy sees and decides, now. */
 typedef struct hio_adaptive_view {
+  size_t struct_size; /* sizeof(hio_adaptive_view) as compiled, or 0 */
   hio_wait_mode mode;       /* this tick's: interrupt, poll or hybrid */
   hio_wait_mode settled;    /* the choice between probes */
   int probing;              /* this tick visits another mode to measure it */
@@ -278,6 +289,7 @@ HIO_API int hio_cache_create(uint64_t bytes, hio_cache_write policy, hio_cache *
 HIO_API void hio_cache_destroy(hio_cache *c);
 
 typedef struct hio_cache_stats {
+  size_t struct_size; /* sizeof(hio_cache_stats) as compiled, or 0 */
   uint64_t hits, misses;   /* page lookups by reads */
   uint64_t fills;          /* pages installed from device reads */
   uint64_t stale_fills;    /* device reads not installed: a write came after them */
@@ -297,6 +309,7 @@ typedef struct hio_reaper hio_reaper;
 #define HIO_POLL_PERIOD_AUTO UINT64_MAX
 
 typedef struct hio_reaper_opts {
+  size_t struct_size; /* sizeof(hio_reaper_opts) as compiled, or 0 */
   uint64_t poll_period_ns; /* between reaps; 0 spins; HIO_POLL_PERIOD_AUTO */
   int cpu;                 /* pin the thread to this CPU; -1: any */
 } hio_reaper_opts;
@@ -306,6 +319,7 @@ HIO_API int hio_reaper_create(const hio_reaper_opts *opts, hio_reaper **out);
 HIO_API void hio_reaper_destroy(hio_reaper *r);
 
 typedef struct hio_reaper_stats {
+  size_t struct_size; /* sizeof(hio_reaper_stats) as compiled, or 0 */
   uint64_t rounds;       /* passes over the queues */
   uint64_t sleeps;       /* poll-period sleeps between passes */
   uint64_t idle_waits;   /* waits for work with nothing in flight */
@@ -336,6 +350,7 @@ typedef enum hio_readahead {
 } hio_readahead;
 
 typedef struct hio_handle_opts {
+  size_t struct_size; /* sizeof(hio_handle_opts) as compiled, or 0 */
   hio_open_opts open;
   unsigned flags;          /* HIO_HANDLE_* */
   hio_queue *queue;        /* NULL: a dedicated queue of depth and strategy below */
@@ -365,6 +380,7 @@ HIO_API int hio_handle_flush(hio_handle *h);
 HIO_API int hio_completion_describe_handle(hio_handle *h, const hio_completion *c, char *buf, size_t len);
 
 typedef struct hio_handle_stats {
+  size_t struct_size; /* sizeof(hio_handle_stats) as compiled, or 0 */
   uint64_t submitted, completed, errors;
   uint64_t read_ios, read_bytes, write_ios, write_bytes, flush_ios;
   hio_lat_summary read_lat, write_lat; /* from hio_handle_submit to reap */

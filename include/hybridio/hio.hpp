@@ -55,7 +55,7 @@ class Queue {
   hio_queue* get() const { return q_; }
 
   int open(const std::string& spec, unsigned flags = 0, uint64_t size = 0) {
-    hio_open_opts o{flags, size};
+    hio_open_opts o{0, flags, size};
     return int(detail::check(hio_queue_open(q_, spec.c_str(), &o)));
   }
   void set_strategy(const hio_strategy& s) { detail::check(hio_queue_set_strategy(q_, &s)); }
@@ -114,7 +114,7 @@ class Cache {
 class Reaper {
  public:
   explicit Reaper(uint64_t poll_period_ns = HIO_POLL_PERIOD_AUTO, int cpu = -1) {
-    hio_reaper_opts o{poll_period_ns, cpu};
+    hio_reaper_opts o{0, poll_period_ns, cpu};
     detail::check(hio_reaper_create(&o, &r_));
   }
   ~Reaper() { hio_reaper_destroy(r_); }

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <mutex>
 
+#include "api/abi.hpp"
 #include "api/objects.hpp"
 #include "hybridio/hio.h"
 #include "util/enum.hpp"
@@ -96,15 +97,19 @@ void hio_cache_destroy(hio_cache* c) { delete c; }
 int hio_cache_stats_get(hio_cache* c, hio_cache_stats* out) {
   CHECK_ARG(c && out, "cache or out is NULL");
   hio::CacheStats s = c->impl->stats();
-  *out = hio_cache_stats{s.hits, s.misses, s.fills, s.stale_fills, s.evictions, s.writebacks,
-                         s.pages, s.dirty, s.capacity_pages};
-  return 0;
+  hio_cache_stats full{.struct_size = sizeof(hio_cache_stats), .hits = s.hits, .misses = s.misses,
+                       .fills = s.fills, .stale_fills = s.stale_fills, .evictions = s.evictions,
+                       .writebacks = s.writebacks, .pages = s.pages, .dirty = s.dirty,
+                       .capacity_pages = s.capacity_pages};
+  return hio::abi::give(out, full, "hio_cache_stats");
 }
 
 int hio_reaper_create(const hio_reaper_opts* opts, hio_reaper** out) {
   CHECK_ARG(opts && out, "opts or out is NULL");
+  hio_reaper_opts o;
+  if (int r = hio::abi::take(opts, &o, "hio_reaper_opts"); r < 0) return r;
   return hio::guarded([&] {
-    auto r = hio::Reaper::create(*opts);
+    auto r = hio::Reaper::create(o);
     if (!r) return -EINVAL;
     *out = new hio_reaper{std::move(r)};
     return 0;
@@ -115,16 +120,18 @@ void hio_reaper_destroy(hio_reaper* r) { delete r; }
 
 int hio_reaper_stats_get(hio_reaper* r, hio_reaper_stats* out) {
   CHECK_ARG(r && out, "reaper or out is NULL");
-  r->impl->stats(out);
-  return 0;
+  hio_reaper_stats full{};
+  r->impl->stats(&full);
+  return hio::abi::give(out, full, "hio_reaper_stats");
 }
 
 int hio_handle_open(hio_engine* e, const char* spec, const hio_handle_opts* opts, hio_handle** out) {
   CHECK_ARG(e && spec && out, "engine, spec or out is NULL");
-  hio_handle_opts none{};
+  hio_handle_opts o;
+  if (int r = hio::abi::take(opts, &o, "hio_handle_opts"); r < 0) return r;
   return hio::guarded([&] {
     auto* h = new hio_handle;
-    int r = open_handle(e, spec, opts ? *opts : none, h);
+    int r = open_handle(e, spec, o, h);
     if (r < 0) {
       std::string msg = hio::last_error();
       h->impl.reset();
@@ -150,9 +157,10 @@ int hio_handle_close(hio_handle* h) {
 int hio_handle_target_info(hio_handle* h, hio_target_info* out) {
   CHECK_ARG(h && out, "handle or out is NULL");
   hio::TargetInfo t = h->impl->info();
-  *out = hio_target_info{t.size, t.offset_align, t.mem_align, t.emulated, t.growable,
-                         t.emulated ? "emu" : "uring"};
-  return 0;
+  hio_target_info full{.struct_size = sizeof(hio_target_info), .size = t.size, .offset_align = t.offset_align,
+                       .mem_align = t.mem_align, .emulated = t.emulated, .growable = t.growable,
+                       .backend = t.emulated ? "emu" : "uring"};
+  return hio::abi::give(out, full, "hio_target_info");
 }
 
 int hio_handle_submit(hio_handle* h, const hio_io* ios, unsigned n) {
@@ -192,8 +200,9 @@ int hio_completion_describe_handle(hio_handle* h, const hio_completion* c, char*
 
 int hio_handle_stats_get(hio_handle* h, hio_handle_stats* out) {
   CHECK_ARG(h && out, "handle or out is NULL");
-  h->impl->stats(out);
-  return 0;
+  hio_handle_stats full{};
+  h->impl->stats(&full);
+  return hio::abi::give(out, full, "hio_handle_stats");
 }
 
 int hio_handle_stats_reset(hio_handle* h) {

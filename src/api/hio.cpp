@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "api/abi.hpp"
 #include "api/objects.hpp"
 #include "queue/backend_factory.hpp"
 #include "util/enum.hpp"
@@ -78,8 +79,10 @@ int hio_objective_parse(const char* name, hio_objective* out) {
 
 int hio_queue_create(hio_engine* e, const hio_queue_opts* opts, hio_queue** out) {
   CHECK_ARG(e && opts && out, "engine, opts or out is NULL");
+  hio_queue_opts o;
+  if (int r = hio::abi::take(opts, &o, "hio_queue_opts"); r < 0) return r;
   return hio::guarded([&] {
-    auto q = hio::Queue::create(*opts, e->impl.devices());
+    auto q = hio::Queue::create(o, e->impl.devices());
     if (!q) return -EINVAL;
     *out = new hio_queue{std::shared_ptr<hio::Queue>(std::move(q)), nullptr};
     return 0;
@@ -101,9 +104,10 @@ int hio_queue_get_strategy(hio_queue* q, hio_strategy* out) {
 
 int hio_queue_open(hio_queue* q, const char* spec, const hio_open_opts* opts) {
   CHECK_ARG(q && spec, "queue or spec is NULL");
-  hio_open_opts none{};
+  hio_open_opts o;
+  if (int r = hio::abi::take(opts, &o, "hio_open_opts"); r < 0) return r;
   NOT_BOUND(q);
-  return hio::guarded([&] { return q->impl->open(spec, opts ? *opts : none); });
+  return hio::guarded([&] { return q->impl->open(spec, o); });
 }
 
 const char* hio_spec_backend(const char* spec) {
@@ -112,7 +116,9 @@ const char* hio_spec_backend(const char* spec) {
 
 int hio_target_info_get(hio_queue* q, int target, hio_target_info* out) {
   CHECK_ARG(q && out, "queue or out is NULL");
-  return hio::guarded([&] { return hio::with_queue(q, [&](hio::Queue& x) { return x.target_info(target, out); }); });
+  hio_target_info full{};
+  int r = hio::guarded([&] { return hio::with_queue(q, [&](hio::Queue& x) { return x.target_info(target, &full); }); });
+  return r < 0 ? r : hio::abi::give(out, full, "hio_target_info");
 }
 
 int hio_queue_register_buffer(hio_queue* q, void* base, size_t len) {
@@ -165,12 +171,16 @@ int hio_completion_describe(hio_queue* q, const hio_completion* c, char* buf, si
 
 int hio_queue_adaptive_view(hio_queue* q, hio_adaptive_view* out) {
   CHECK_ARG(q && out, "queue or out is NULL");
-  return hio::guarded([&] { return hio::with_queue(q, [&](hio::Queue& x) { return x.adaptive_view(out); }); });
+  hio_adaptive_view full{};
+  int r = hio::guarded([&] { return hio::with_queue(q, [&](hio::Queue& x) { return x.adaptive_view(&full); }); });
+  return r < 0 ? r : hio::abi::give(out, full, "hio_adaptive_view");
 }
 
 int hio_queue_stats_get(hio_queue* q, hio_queue_stats* out) {
   CHECK_ARG(q && out, "queue or out is NULL");
-  return hio::guarded([&] { return hio::with_queue(q, [&](hio::Queue& x) { return x.stats(out); }); });
+  hio_queue_stats full{};
+  int r = hio::guarded([&] { return hio::with_queue(q, [&](hio::Queue& x) { return x.stats(&full); }); });
+  return r < 0 ? r : hio::abi::give(out, full, "hio_queue_stats");
 }
 
 int hio_queue_stats_reset(hio_queue* q) {

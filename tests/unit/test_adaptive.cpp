@@ -578,7 +578,7 @@ TEST(AdaptiveApi, NamedAndParsed) {
 TEST(AdaptiveApi, ViewRefusedForAStaticStrategy) {
   hiotest::Engine e;
   hiotest::Queue q(e, 4, hiotest::strat(HIO_WAIT_POLL));
-  hio_adaptive_view v;
+  hio_adaptive_view v{};
   EXPECT_EQ(hio_queue_adaptive_view(q, &v), -EINVAL);
   EXPECT_TRUE(hiotest::Contains(hio_last_error(), "'poll', not 'adaptive'"));
   EXPECT_EQ(hio_queue_adaptive_view(q, nullptr), -EINVAL);
@@ -593,7 +593,7 @@ TEST(AdaptiveApi, ViewAndStatsAfterIo) {
   uint64_t in_modes = st.adaptive_ns[0] + st.adaptive_ns[1] + st.adaptive_ns[2];
   EXPECT_GT(in_modes, 0u);
   EXPECT_LE(in_modes, st.wall_ns);
-  hio_adaptive_view v;
+  hio_adaptive_view v{};
   ASSERT_EQ(hio_queue_adaptive_view(q, &v), 0) << hio_last_error();
   EXPECT_GT(v.ticks, 0u);
   EXPECT_GT(v.monitor_samples, 0u);
@@ -616,7 +616,7 @@ TEST(AdaptiveApi, LearnsTheDeviceLatencyWhilePolling) {
   int t = hio_queue_open(q, "emu:lat_us=40,iops=200000,size=4m", nullptr);
   ASSERT_GE(t, 0) << hio_last_error();
   read_loop(q, t, 1000);
-  hio_adaptive_view v;
+  hio_adaptive_view v{};
   ASSERT_EQ(hio_queue_adaptive_view(q, &v), 0);
   EXPECT_GT(v.latency_ns, 36000.0);  // the device's 40 us, within the estimate's smoothing
   EXPECT_LT(v.latency_ns, 400000.0);

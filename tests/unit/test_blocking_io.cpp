@@ -51,7 +51,7 @@ class Blocking : public ::testing::Test {
 
 TEST_F(Blocking, ALoneSyncCommandByInterruptIsOneSystemCall) {
   Queue q(e_, 8, strat(HIO_WAIT_INTERRUPT));
-  hio_open_opts o{HIO_OPEN_CREATE | HIO_OPEN_DIRECT, 64 * KiB};
+  hio_open_opts o{0, HIO_OPEN_CREATE | HIO_OPEN_DIRECT, 64 * KiB};
   int t = hio_queue_open(q, f_.c_str(), &o);
   ASSERT_GE(t, 0) << hio_last_error();
   Buf w = aligned_buf(kLen), r = aligned_buf(kLen);
@@ -86,7 +86,7 @@ TEST_F(Blocking, ALoneSyncCommandByInterruptIsOneSystemCall) {
 }
 
 TEST_F(Blocking, PollingAndCommandsInFlightGoThroughTheRing) {
-  hio_open_opts o{HIO_OPEN_CREATE | HIO_OPEN_DIRECT, 64 * KiB};
+  hio_open_opts o{0, HIO_OPEN_CREATE | HIO_OPEN_DIRECT, 64 * KiB};
   Buf w = aligned_buf(kLen), r = aligned_buf(kLen), r2 = aligned_buf(kLen);
   fill(w.get(), kLen, 7);
   {
@@ -119,7 +119,7 @@ TEST_F(Blocking, PollingAndCommandsInFlightGoThroughTheRing) {
 
 TEST_F(Blocking, HandlesWithoutACacheTakeItAndAReadOfThePartialLastPageComesBackShort) {
   hio_handle_opts o{};
-  o.open = hio_open_opts{HIO_OPEN_CREATE | HIO_OPEN_DIRECT, 16 * KiB + 100};
+  o.open = hio_open_opts{0, HIO_OPEN_CREATE | HIO_OPEN_DIRECT, 16 * KiB + 100};
   o.strategy = strat(HIO_WAIT_INTERRUPT);
   hio_handle* h = nullptr;
   ASSERT_EQ(hio_handle_open(e_, f_.c_str(), &o, &h), 0) << hio_last_error();
@@ -143,7 +143,7 @@ TEST_F(Blocking, HandlesWithoutACacheTakeItAndAReadOfThePartialLastPageComesBack
 // A thread whose reads all take the blocking path never reaches the
 // waiter, and is ours all the same (a database's compaction thread).
 TEST_F(Blocking, ItsThreadIsOurs) {
-  hio_open_opts o{HIO_OPEN_CREATE | HIO_OPEN_DIRECT, 64 * KiB};
+  hio_open_opts o{0, HIO_OPEN_CREATE | HIO_OPEN_DIRECT, 64 * KiB};
   std::atomic<pid_t> tid{0};
   std::thread t([&] {
     Queue q(e_, 4, strat(HIO_WAIT_INTERRUPT));
@@ -165,7 +165,7 @@ TEST_F(Blocking, ItsThreadIsOurs) {
 TEST_F(Blocking, EmulatedTimingIsNeverBypassed) {
   ASSERT_EQ(hio_engine_emulate(e_, "lat_us=300,jitter_us=0"), 0) << hio_last_error();
   Queue q(e_, 4, strat(HIO_WAIT_INTERRUPT));
-  hio_open_opts o{HIO_OPEN_CREATE, 64 * KiB};
+  hio_open_opts o{0, HIO_OPEN_CREATE, 64 * KiB};
   int t = hio_queue_open(q, f_.c_str(), &o);
   ASSERT_GE(t, 0) << hio_last_error();
   Buf r = aligned_buf(kLen);

@@ -131,7 +131,7 @@ void expect_own_timing(hio_queue* q, int t, uint8_t* buf) {
 
 // Opens an existing file on q (buffered); the target id.
 int open_file(hio_queue* q, const ShmFile& f) {
-  hio_open_opts o{0, 0};
+  hio_open_opts o{};
   return hio_queue_open(q, f.c_str(), &o);
 }
 
@@ -160,7 +160,7 @@ TEST_P(EmulatedTimingData, WriteReadBackAndShortReadAtEnd) {
   Queue q(e, 8, GetParam().s);
   ASSERT_EQ(q.rc(), 0) << q.err();
   ShmFile f;
-  hio_open_opts o{HIO_OPEN_CREATE, kRegion};
+  hio_open_opts o{0, HIO_OPEN_CREATE, kRegion};
   int t = hio_queue_open(q, f.c_str(), &o);
   ASSERT_GE(t, 0) << hio_last_error();
   hio_target_info info{};

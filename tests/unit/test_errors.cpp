@@ -173,7 +173,7 @@ TEST(OpenError, MissingFileNamesPath) {
 TEST(OpenError, UnknownFlags) {
   Engine e;
   Queue q(e, 4);
-  hio_open_opts o{0x80, 0};
+  hio_open_opts o{0, 0x80, 0};
   EXPECT_EQ(hio_queue_open(q, "emu:pcie4", &o), -EINVAL);
   EXPECT_TRUE(Contains(hio_last_error(), "0x80"));
 }
@@ -196,7 +196,7 @@ TEST(OpenError, OneBackendPerQueue) {
   Queue q(e, 4);
   ASSERT_GE(hio_queue_open(q, "emu:pcie4,size=1m", nullptr), 0) << hio_last_error();
   TempFile f;
-  hio_open_opts o{HIO_OPEN_CREATE, 4096};
+  hio_open_opts o{0, HIO_OPEN_CREATE, 4096};
   EXPECT_EQ(hio_queue_open(q, f.c_str(), &o), -EINVAL);
   EXPECT_TRUE(Contains(hio_last_error(), "one backend"));
 }
@@ -215,7 +215,7 @@ TEST(OpenError, SpecBackendNamesTheQueuesBackend) {
   ASSERT_EQ(hio_target_info_get(emu, 0, &info), 0);
   EXPECT_STREQ(info.backend, hio_spec_backend("emu:pcie4,size=1m"));
   TempFile f;
-  hio_open_opts o{HIO_OPEN_CREATE, 4096};
+  hio_open_opts o{0, HIO_OPEN_CREATE, 4096};
   ASSERT_GE(hio_queue_open(files, f.c_str(), &o), 0) << hio_last_error();
   ASSERT_EQ(hio_target_info_get(files, 0, &info), 0);
   EXPECT_STREQ(info.backend, hio_spec_backend(f.c_str()));
@@ -229,7 +229,7 @@ TEST(OpenError, FailedFirstOpenDoesNotFixBackend) {
   Queue q(e, 4);
   EXPECT_EQ(hio_queue_open(q, "emu:pcie5", nullptr), -EINVAL);  // a typo
   TempFile f;
-  hio_open_opts o{HIO_OPEN_CREATE, 4096};
+  hio_open_opts o{0, HIO_OPEN_CREATE, 4096};
   EXPECT_GE(hio_queue_open(q, f.c_str(), &o), 0) << hio_last_error();
 }
 
@@ -412,7 +412,7 @@ TEST_F(SubmitError, BadCommandRejectsBatch) {
 TEST_F(SubmitError, DirectIoAlignment) {
   REQUIRE_SCRATCH();
   TempFile f;
-  hio_open_opts o{HIO_OPEN_CREATE | HIO_OPEN_DIRECT, 64 * KiB};
+  hio_open_opts o{0, HIO_OPEN_CREATE | HIO_OPEN_DIRECT, 64 * KiB};
   int t = hio_queue_open(q_, f.c_str(), &o);
   ASSERT_GE(t, 0) << hio_last_error();
   hio_target_info info{};
@@ -439,10 +439,10 @@ TEST_F(SubmitError, ReadOnlyTargetRejectsWrites) {
   TempFile f;
   {
     Queue w(e_, 1);
-    hio_open_opts o{HIO_OPEN_CREATE, 8 * KiB};
+    hio_open_opts o{0, HIO_OPEN_CREATE, 8 * KiB};
     ASSERT_GE(hio_queue_open(w, f.c_str(), &o), 0) << hio_last_error();
   }
-  hio_open_opts o{HIO_OPEN_RDONLY, 0};
+  hio_open_opts o{0, HIO_OPEN_RDONLY, 0};
   int t = hio_queue_open(q_, f.c_str(), &o);
   ASSERT_GE(t, 0) << hio_last_error();
   EXPECT_EQ(hio_read(q_, t, buf_.get(), 4096, 0), 4096) << hio_last_error();

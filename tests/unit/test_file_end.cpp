@@ -92,7 +92,7 @@ TEST(FileEndQueue, SyncReadReturnsTheBytesUpToTheEnd) {
   write_file(f.path(), data);
   Engine e;
   Queue q(e, 4);
-  hio_open_opts oo{HIO_OPEN_DIRECT, 0};
+  hio_open_opts oo{0, HIO_OPEN_DIRECT, 0};
   int t = hio_queue_open(q, f.c_str(), &oo);
   ASSERT_GE(t, 0) << hio_last_error();
   Buf b = aligned_buf(kPage);

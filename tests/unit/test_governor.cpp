@@ -350,7 +350,7 @@ TEST(Governor, ASecondSpinnerSleepsOnlyWhereTheDeviceIsSlowAgainstAWakeUp) {
     second.end_wait(1000, false);
     first.begin_wait(now_ns());  // renews its lease
     Mode m = second.begin_wait(now_ns());
-    hio_adaptive_view v;
+    hio_adaptive_view v{};
     second.view(&v);
     if (device_us > 100) {
       EXPECT_NE(m, Mode::poll) << device_us << " us";
@@ -501,7 +501,7 @@ TEST(Objective, CarriedByTheStrategy) {
   hio_strategy got{};
   ASSERT_EQ(hio_queue_get_strategy(q, &got), 0);
   EXPECT_EQ(got.objective, HIO_OBJECTIVE_OWN);
-  hio_adaptive_view v;
+  hio_adaptive_view v{};
   ASSERT_EQ(hio_queue_adaptive_view(q, &v), 0) << hio_last_error();
   EXPECT_EQ(v.objective, HIO_OBJECTIVE_OWN);
   hio_strategy bad = s;

@@ -55,7 +55,7 @@ struct Cache {
 
 struct Reaper {
   explicit Reaper(uint64_t period_ns) {
-    hio_reaper_opts o{period_ns, -1};
+    hio_reaper_opts o{0, period_ns, -1};
     EXPECT_EQ(hio_reaper_create(&o, &r), 0) << hio_last_error();
   }
   ~Reaper() { hio_reaper_destroy(r); }
@@ -170,7 +170,7 @@ TEST(Handle, FileRoundTripWithCacheAndThread) {
   Cache c(1 << 20);
   Reaper r(HIO_POLL_PERIOD_AUTO);
   hio_handle_opts o = opts();
-  o.open = hio_open_opts{HIO_OPEN_CREATE | HIO_OPEN_DIRECT, 8 << 20};
+  o.open = hio_open_opts{0, HIO_OPEN_CREATE | HIO_OPEN_DIRECT, 8 << 20};
   o.cache = c.c;
   o.reaper = r.r;
   Handle h(e, f.path(), o);
@@ -255,7 +255,7 @@ TEST(Handle, BadOptionsAreNamed) {
   EXPECT_EQ(hio_cache_create(1 << 20, hio_cache_write(9), &c), -EINVAL);
   EXPECT_TRUE(Contains(hio_last_error(), "unknown cache write policy 9"));
   hio_reaper* r = nullptr;
-  hio_reaper_opts ro{2'000'000'000ull, -1};
+  hio_reaper_opts ro{0, 2'000'000'000ull, -1};
   EXPECT_EQ(hio_reaper_create(&ro, &r), -EINVAL);
   EXPECT_TRUE(Contains(hio_last_error(), "exceeds one second"));
 }
@@ -323,7 +323,7 @@ TEST(HandleCache, WriteBackIsDurableAfterFlushAndClose) {
       Engine e;
       Cache c(16 * kPage, HIO_CACHE_WRITE_BACK);  // smaller than the data: evictions write back too
       hio_handle_opts o = opts();
-      o.open = hio_open_opts{HIO_OPEN_CREATE | HIO_OPEN_DIRECT, 64 * kPage};
+      o.open = hio_open_opts{0, HIO_OPEN_CREATE | HIO_OPEN_DIRECT, 64 * kPage};
       o.cache = c.c;
       Handle h(e, f.path(), o);
       ASSERT_EQ(h.rc(), 0) << h.err();
@@ -339,7 +339,7 @@ TEST(HandleCache, WriteBackIsDurableAfterFlushAndClose) {
     }
     Engine e;  // a fresh engine and an uncached handle: only the file remains
     hio_handle_opts o = opts();
-    o.open = hio_open_opts{HIO_OPEN_DIRECT | HIO_OPEN_RDONLY, 0};
+    o.open = hio_open_opts{0, HIO_OPEN_DIRECT | HIO_OPEN_RDONLY, 0};
     Handle h(e, f.path(), o);
     ASSERT_EQ(h.rc(), 0) << h.err();
     std::memset(r.get(), 0, 64 * kPage);

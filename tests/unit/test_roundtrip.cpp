@@ -60,7 +60,7 @@ std::string config_name(const Config& c) { return std::string(c.t.name) + "_" + 
 // Opens the target of kind t on q, sized for `bytes`; returns its id.
 int open_target(hio_queue* q, const TargetKind& t, const TempFile& f, uint64_t bytes) {
   if (t.spec) return hio_queue_open(q, t.spec, nullptr);
-  hio_open_opts o{HIO_OPEN_CREATE | (t.direct ? HIO_OPEN_DIRECT : 0u), bytes};
+  hio_open_opts o{0, HIO_OPEN_CREATE | (t.direct ? HIO_OPEN_DIRECT : 0u), bytes};
   return hio_queue_open(q, f.c_str(), &o);
 }
 
@@ -195,7 +195,7 @@ TEST(RoundTripUring, BufferedUnalignedOffsetsAndLengths) {
   Engine e;
   Queue q(e, 8);
   TempFile f;
-  hio_open_opts o{HIO_OPEN_CREATE, 64 * KiB};
+  hio_open_opts o{0, HIO_OPEN_CREATE, 64 * KiB};
   int t = hio_queue_open(q, f.c_str(), &o);
   ASSERT_GE(t, 0) << hio_last_error();
   std::vector<uint8_t> w(1000), r(1000);
@@ -214,7 +214,7 @@ TEST(RoundTripUring, WritePastEndExtendsFile) {
   Engine e;
   Queue q(e, 4);
   TempFile f;
-  hio_open_opts o{HIO_OPEN_CREATE | HIO_OPEN_DIRECT, 16 * KiB};
+  hio_open_opts o{0, HIO_OPEN_CREATE | HIO_OPEN_DIRECT, 16 * KiB};
   int t = hio_queue_open(q, f.c_str(), &o);
   ASSERT_GE(t, 0) << hio_last_error();
   Buf w = aligned_buf(8192), r = aligned_buf(8192);
@@ -234,7 +234,7 @@ TEST(RoundTripUring, RegisteredBuffer) {
   Engine e;
   Queue q(e, 16);
   TempFile f;
-  hio_open_opts o{HIO_OPEN_CREATE | HIO_OPEN_DIRECT, 1 * MiB};
+  hio_open_opts o{0, HIO_OPEN_CREATE | HIO_OPEN_DIRECT, 1 * MiB};
   int t = hio_queue_open(q, f.c_str(), &o);
   ASSERT_GE(t, 0) << hio_last_error();
   ASSERT_EQ(hio_queue_register_buffer(q, mem.get(), 2 * 256 * KiB), 0) << hio_last_error();
@@ -272,7 +272,7 @@ TEST(RoundTripEmu, DeviceSharedByQueuesOfOneEngine) {
 TEST(RoundTripEmu, CapacityFromSpecOrOpenOptions) {
   Engine e;
   Queue q(e, 4);
-  hio_open_opts o{0, 2 * MiB};
+  hio_open_opts o{0, 0, 2 * MiB};
   int a = hio_queue_open(q, "emu:pcie4", &o);
   int b = hio_queue_open(q, "emu:nand,size=8m,lba=4096", &o);
   ASSERT_GE(a, 0) << hio_last_error();

@@ -25,7 +25,7 @@ TEST_P(KernelPollModes, RefusedWithoutPollQueues) {
   Queue q(e, 8, strat(GetParam()));
   ASSERT_EQ(q.rc(), 0) << q.err();
   TempFile f;
-  hio_open_opts o{HIO_OPEN_CREATE | HIO_OPEN_DIRECT, 64 * KiB};
+  hio_open_opts o{0, HIO_OPEN_CREATE | HIO_OPEN_DIRECT, 64 * KiB};
   EXPECT_EQ(hio_queue_open(q, f.c_str(), &o), -EOPNOTSUPP);
   std::string msg = hio_last_error();
   EXPECT_TRUE(Contains(msg, "poll queues"));
@@ -38,7 +38,7 @@ TEST_P(KernelPollModes, RefusedForBufferedFiles) {
   Engine e;
   Queue q(e, 8, strat(GetParam()));
   TempFile f;
-  hio_open_opts o{HIO_OPEN_CREATE, 64 * KiB};
+  hio_open_opts o{0, HIO_OPEN_CREATE, 64 * KiB};
   EXPECT_LT(hio_queue_open(q, f.c_str(), &o), 0);
   EXPECT_TRUE(Contains(hio_last_error(), "O_DIRECT"));
 }
@@ -80,7 +80,7 @@ TEST(KernelModes, PlainUringQueueCannotSwitchToIopoll) {
   Engine e;
   Queue q(e, 8, strat(HIO_WAIT_POLL));
   TempFile f;
-  hio_open_opts o{HIO_OPEN_CREATE | HIO_OPEN_DIRECT, 64 * KiB};
+  hio_open_opts o{0, HIO_OPEN_CREATE | HIO_OPEN_DIRECT, 64 * KiB};
   ASSERT_GE(hio_queue_open(q, f.c_str(), &o), 0) << hio_last_error();
   hio_strategy s = strat(HIO_WAIT_IOPOLL);
   EXPECT_EQ(hio_queue_set_strategy(q, &s), -EINVAL);
@@ -97,7 +97,7 @@ TEST(KernelModes, SqpollQueueCannotLeaveSqpoll) {
   Engine e;
   Queue q(e, 8, strat(HIO_WAIT_SQPOLL));
   TempFile f;
-  hio_open_opts o{HIO_OPEN_CREATE, 64 * KiB};
+  hio_open_opts o{0, HIO_OPEN_CREATE, 64 * KiB};
   ASSERT_GE(hio_queue_open(q, f.c_str(), &o), 0) << hio_last_error();
   for (hio_wait_mode m : {HIO_WAIT_INTERRUPT, HIO_WAIT_POLL, HIO_WAIT_HYBRID, HIO_WAIT_IOPOLL}) {
     hio_strategy s = strat(m);

@@ -73,7 +73,7 @@ class Engine {
 class Queue {
  public:
   Queue(hio_engine* e, unsigned depth, hio_strategy s = {}, unsigned flags = 0) {
-    hio_queue_opts o{depth, flags, s};
+    hio_queue_opts o{0, depth, flags, s};
     rc_ = hio_queue_create(e, &o, &q_);
     if (rc_ < 0) err_ = hio_last_error();
   }

@@ -40,7 +40,7 @@ SharedResources::SharedResources(hio_engine* e, const std::vector<JobOptions>& j
   }
   for (const auto& j : jobs) {
     if (!j.reaper_thread || reapers_.count({j.poll_period_ns, j.reaper_cpu})) continue;
-    hio_reaper_opts ro{j.poll_period_ns, j.reaper_cpu};
+    hio_reaper_opts ro{0, j.poll_period_ns, j.reaper_cpu};
     hio_reaper* r = nullptr;
     if (hio_reaper_create(&ro, &r) < 0)
       throw UsageError("job '" + j.name + "': " + (j.reaper_cpu >= 0 ? "--reaper_cpu=" + std::to_string(j.reaper_cpu) + ": " : std::string()) + hio_last_error());

@@ -84,7 +84,7 @@ static int check_spec(const char *spec, int as_timing) {
     qo.depth = 1;
     char full[512];
     snprintf(full, sizeof(full), "emu:%s", spec);
-    hio_open_opts oo = {0, 0};
+    hio_open_opts oo = {0};
     r = hio_queue_create(e, &qo, &q);
     if (r >= 0) r = hio_queue_open(q, full, &oo);
     if (q) hio_queue_destroy(q);
@@ -192,7 +192,7 @@ static int hio_fio_init(struct thread_data *td) {
     return fail(td, -r, "hio_cache_mb");
   if (o->reaper == HIO_FIO_REAPER_THREAD) {
     int bad;
-    hio_reaper_opts ro = {hio_fio_poll_period_ns(o, &bad), o->reaper_cpu};
+    hio_reaper_opts ro = {.poll_period_ns = hio_fio_poll_period_ns(o, &bad), .cpu = o->reaper_cpu};
     if ((r = hio_reaper_create(&ro, &j->reaper)) < 0) return fail(td, -r, "hio_reaper");
   }
   return 0;
@@ -253,7 +253,7 @@ static int open_target(struct thread_data *td, struct hio_fio_job *j, struct hio
   if (j->handles ? hf->handle != NULL : hf->target >= 0) return 0;
   char spec[4096];
   snprintf(spec, sizeof(spec), o->emu ? "emu:%s" : "%s", o->emu ? o->emu : f->file_name);
-  hio_open_opts oo = {0, 0};
+  hio_open_opts oo = {0};
   if (td->o.odirect) oo.flags |= HIO_OPEN_DIRECT;
   if (td_read(td) && !td_write(td) && !td_trim(td)) oo.flags |= HIO_OPEN_RDONLY;
   if (o->emu) oo.size = f->real_file_size;

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 void hio_fio_figures_add(struct hio_fio_figures *f, hio_queue *q) {
-  hio_queue_stats s;
+  hio_queue_stats s = {.struct_size = sizeof(s)};
   if (hio_queue_stats_get(q, &s) < 0) return;
   hio_queue_stats *t = &f->total;
   if (f->queues++ == 0) hio_queue_get_strategy(q, &f->strategy);
