@@ -40,7 +40,9 @@ typedef struct hio_queue hio_queue;
 
 /* ---- errors ---------------------------------------------------------- */
 
-/* Message of the last failed call on this thread ("" if none). */
+/* Message of the last failed call on this thread ("" if none). The string
+ * belongs to the calling thread and stays valid until that thread's next
+ * failing hybridio call or its exit: copy it to keep it. */
 HIO_API const char *hio_last_error(void);
 HIO_API const char *hio_version(void);
 
@@ -393,9 +395,12 @@ HIO_API int hio_handle_stats_get(hio_handle *h, hio_handle_stats *out);
 /* Zeroes the counters, histograms and its queues' statistics. */
 HIO_API int hio_handle_stats_reset(hio_handle *h);
 HIO_API int hio_handle_percentiles(hio_handle *h, hio_op op, const double *pcts, size_t n, uint64_t *out_ns);
-/* The handle's queue for reads (which 0) or writes (1; the same queue unless
- * split), e.g. for hio_queue_stats_get or hio_queue_adaptive_view. */
-HIO_API hio_queue *hio_handle_queue(hio_handle *h, int which);
+/* Which of a handle's queues: the one its reads go to, or its writes and
+ * flushes (the same queue unless the handle splits them). */
+typedef enum hio_handle_queue_role { HIO_HANDLE_READS = 0, HIO_HANDLE_WRITES = 1 } hio_handle_queue_role;
+/* The handle's queue for that role, e.g. for hio_queue_stats_get or
+ * hio_queue_adaptive_view; NULL for an unknown role. */
+HIO_API hio_queue *hio_handle_queue(hio_handle *h, hio_handle_queue_role role);
 
 #ifdef __cplusplus
 }

@@ -218,9 +218,9 @@ int hio_handle_percentiles(hio_handle* h, hio_op op, const double* pcts, size_t 
   return hio::guarded([&] { return h->impl->percentiles(op, pcts, n, out_ns); });
 }
 
-hio_queue* hio_handle_queue(hio_handle* h, int which) {
-  if (!h || which < 0 || which > 1) return nullptr;
-  return which == 1 && h->queues[1] ? h->queues[1] : h->queues[0];
+hio_queue* hio_handle_queue(hio_handle* h, hio_handle_queue_role role) {
+  if (!h || (role != HIO_HANDLE_READS && role != HIO_HANDLE_WRITES)) return nullptr;
+  return role == HIO_HANDLE_WRITES && h->queues[1] ? h->queues[1] : h->queues[0];
 }
 
 }  // extern "C"

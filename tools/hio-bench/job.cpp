@@ -159,7 +159,7 @@ class Runner {
     if (hio_handle_open(e, o.filename.c_str(), &ho, &h) < 0)
       throw UsageError("job '" + o.name + "': " + hio_last_error());
     h_ = h;
-    q_ = hio_handle_queue(h, 0);
+    q_ = hio_handle_queue(h, HIO_HANDLE_READS);
     hio_handle_target_info(h, &info_);
     blocks_ = (o.size ? o.size : info_.size) / o.bs;
     size_t align = std::max<size_t>(4096, info_.mem_align);

@@ -285,10 +285,10 @@ static int hio_fio_open_file(struct thread_data *td, struct fio_file *f) {
 
 static void close_handle(struct hio_fio_job *j, struct hio_fio_file *hf) {
   if (!hf->handle) return;
-  for (int which = 0; which < 2; which++) {
-    hio_queue *q = hio_handle_queue(hf->handle, which);
-    if (q && (which == 0 || q != hio_handle_queue(hf->handle, 0))) hio_fio_figures_add(&j->figures, q);
-  }
+  hio_queue *reads = hio_handle_queue(hf->handle, HIO_HANDLE_READS);
+  hio_queue *writes = hio_handle_queue(hf->handle, HIO_HANDLE_WRITES);
+  if (reads) hio_fio_figures_add(&j->figures, reads);
+  if (writes && writes != reads) hio_fio_figures_add(&j->figures, writes);
   int r = hio_handle_close(hf->handle);
   if (r < 0) log_err("fio: hybridio: %s\n", hio_last_error());
   hf->handle = NULL;
