@@ -3,8 +3,6 @@
 hio-bench (the default), or fio with hybridio's fio engine. Each gives a
 cell's command, reads its output into the same figures, and says whether a
 target can run a strategy."""
-import subprocess
-
 from . import fioengine, hiobench
 
 NAMES = ("hio-bench", "fio")
@@ -26,15 +24,7 @@ class HioBench:
         return hiobench.parse(text)
 
     def probe(self, target, strategy, size=None):
-        """None if the target can run the strategy, else hio-bench's reason.
-        The first probe of a missing file creates it."""
-        cmd = self.command(target, strategy, 1, 1, 0.05, None, size)
-        p = subprocess.run(cmd, capture_output=True, text=True)
-        if p.returncode == 2:
-            return p.stderr.strip().removeprefix("hio-bench: ")
-        if p.returncode != 0:
-            raise RuntimeError(f"{' '.join(cmd)} failed: {p.stderr.strip()}")
-        return None
+        return hiobench.probe(self.path, target, strategy, size)
 
 
 class Fio:

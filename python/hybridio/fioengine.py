@@ -52,8 +52,9 @@ def parse(text, target):
     jobs = json.loads(text)["jobs"]
     figures = hiobench.parse_jobs(jobs)
     figures["emulated"] = target.startswith("emu:")
-    if any(j["error"] for j in jobs):
-        figures["error"] = f"fio job error {next(j['error'] for j in jobs if j['error'])}"
+    error = next((j["error"] for j in jobs if j["error"]), None)
+    if error:
+        figures["error"] = f"fio job error {error}"
     return figures
 
 

@@ -92,6 +92,11 @@ def ratio(a, b):
     return max(a, stats.STARVED * b) / b
 
 
+def repeat_ratios(reps, num, den, figure):
+    """figure of configuration num over that of den, in each repeat where both ran."""
+    return [ratio(rep[num].get(figure), rep[den].get(figure)) for rep in reps if num in rep and den in rep]
+
+
 def judged(cid, text, ratios, threshold, measured, below=False):
     """A claim judged on its per-repeat ratios (hybridio.stats.claim), with the medians it was drawn from."""
     ratios = [r for r in ratios if r is not None]
@@ -262,7 +267,7 @@ def _poll_period(results):
         dev = device(c["target"], rec["emulated"])
         groups.setdefault((c["target"], c["bs"]), {"device": dev, "fixed": {}, "auto": None, "keys": {}})
         g = groups[(c["target"], c["bs"])]
-        g["keys"][key] = c["period"]
+        g["keys"][c["period"]] = key
         if c["period"] == "auto":
             g["auto"] = f
         else:
@@ -288,15 +293,13 @@ def _poll_period(results):
                    "no fixed period ran" if r["best_iops"] is None else "a CPU figure is missing")
             said.append(f"Polling period, {where}: {why}, so the claim is not judged.")
             continue
-        key = {p: k for k, p in g["keys"].items()}
-
-        def per_repeat(figure, period):
-            return [ratio(rep.get(key["auto"], {}).get(figure), rep.get(key[period], {}).get(figure)) for rep in reps
-                    if key["auto"] in rep and key[period] in rep]
+        key = g["keys"]
         measured = {k: r[k] for k in ("best_period_us", "best_iops", "floor_period_us", "cpu_floor",
                                        "auto_iops_ratio", "auto_cpu_ratio")}
-        iops = judged(f"poll-{target}-{bs}-iops", "IOPS", per_repeat("iops", r["best_period_us"]), REACH, measured)
-        cpu = judged(f"poll-{target}-{bs}-cpu", "CPU", per_repeat("cpu_pct", r["floor_period_us"]), AUTO_CPU, measured,
+        iops = judged(f"poll-{target}-{bs}-iops", "IOPS",
+                      repeat_ratios(reps, key["auto"], key[r["best_period_us"]], "iops"), REACH, measured)
+        cpu = judged(f"poll-{target}-{bs}-cpu", "CPU",
+                     repeat_ratios(reps, key["auto"], key[r["floor_period_us"]], "cpu_pct"), AUTO_CPU, measured,
                      below=True)
         c = {"id": f"poll-{target}-{bs}", "state": stats.worst_state([iops["state"], cpu["state"]]),
              "text": f"{where}: auto gets >= {REACH:.0%} of the best fixed period's IOPS at < {AUTO_CPU:g} x the "
@@ -371,7 +374,7 @@ def _readahead(results):
             continue
         auto, best = keys[(rw, "auto")], keys[(rw, r["better_of_on_off"])]
         c = judged(f"readahead-{rw}", f"{words}: auto's IOPS >= {READAHEAD_AUTO:g} x the better of on and off",
-                   [ratio(rep[auto].get("iops"), rep[best].get("iops")) for rep in reps if auto in rep and best in rep],
+                   repeat_ratios(reps, auto, best, "iops"),
                    READAHEAD_AUTO, {"ratio": r["ratio"], "better_of_on_off": r["better_of_on_off"]})
         claims.append(c)
         said.append(f"Read-ahead, {words}: auto got {c['interval_text']}x the IOPS of the better of on and off "

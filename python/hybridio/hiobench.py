@@ -77,6 +77,18 @@ def run(cmd, timeout, started=None):
     return out
 
 
+def probe(path, target, strategy, size=None):
+    """None if hio-bench can run the strategy on the target, else its reason.
+    The first probe of a missing file creates it."""
+    cmd = command(path, target, strategy, 1, 1, 0.05, None, size)
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode == 2:
+        return p.stderr.strip().removeprefix("hio-bench: ")
+    if p.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed: {p.stderr.strip()}")
+    return None
+
+
 def command(path, target, strategy, threads, iodepth, runtime, cpus, size=None):
     cmd = [path, "--name=study", f"--filename={target}", "--rw=randread", "--bs=4k", f"--iodepth={iodepth}",
            f"--numjobs={threads}", f"--runtime={runtime:g}", "--time_based", f"--completion={strategy}",

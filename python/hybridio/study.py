@@ -2,9 +2,10 @@
 """hio-study: how each way of waiting for I/O fares when the CPU is shared.
 
 Runs build/hio-bench (or fio with hybridio's fio engine: --driver fio) beside
-a CPU-bound co-runner (stress-ng) on a limited set of cores, over targets x wait strategies x co-runner loads (and I/O
-thread counts), and writes the raw JSON, summary.json, summary.csv, PNG
-plots and a self-contained report.html with a verdict per target. Then the
+a CPU-bound co-runner (stress-ng) on a limited set of cores, over targets x
+wait strategies x co-runner loads (and I/O thread counts), and writes the
+raw JSON, summary.json, summary.csv, PNG plots and a self-contained
+report.html with a verdict per target. Then the
 handle experiments (hybridio.handles: priority, queues, the polling period,
 the cache, read-ahead, split queues) run on all cores without a co-runner.
 
@@ -181,11 +182,17 @@ class Runner:
     def __init__(self, a, cfg, limit):
         self.a, self.cfg, self.limit = a, cfg, limit
 
+    @property
+    def timeout_s(self):
+        """How long a run may take before it is killed; the co-runner beside
+        it lives as long, and is ended sooner, when the run ends."""
+        return self.a.runtime * 5 + 60
+
     def io(self, cell):
         cpus = self.cfg["cores"] if cell.cores == "limited" else None
         cmd = self.cfg["driver"].command(cell.target, cell.strategy, cell.threads, cell.iodepth, self.a.runtime,
                                          cpus)
-        return hiobench.run(cmd, self.a.runtime * 5 + 60, self.limit.add)
+        return hiobench.run(cmd, self.timeout_s, self.limit.add)
 
     def cell(self, cell):
         """The driver's output and its figures, and the co-runner's bogo ops/s
@@ -196,7 +203,7 @@ class Runner:
         if not cell.load_pct:
             text = self.io(cell)
             return text, self.cfg["driver"].parse(text, cell.target), None, None
-        with corunner.CoRunner(self.a.corunner, cell.load_pct, self.cfg["cores"], self.a.runtime * 5 + 60) as co:
+        with corunner.CoRunner(self.a.corunner, cell.load_pct, self.cfg["cores"], self.timeout_s) as co:
             self.limit.add(co.proc.pid)
             with corunner.CpuMeter(co, period=0.01) as meter:
                 text = self.io(cell)

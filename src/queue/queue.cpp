@@ -54,14 +54,13 @@ int Queue::open(const std::string& spec, const hio_open_opts& opts) {
   auto g = guard();
   if (opts.flags & ~(HIO_OPEN_DIRECT | HIO_OPEN_CREATE | HIO_OPEN_RDONLY))
     return failf(EINVAL, "open %s: unknown flags 0x%x", spec.c_str(), opts.flags);
-  const char* kind = backend_name(backend_kind(spec));
   // The first target that opens fixes the backend; a failed open leaves the
   // queue as it was (free to take another strategy or backend).
   std::unique_ptr<Backend> fresh;
   hio_wait_mode ring_mode = ring_mode_;
   if (!be_) {
     if (int r = make_backend(spec, waiter_.get().mode, depth_, devices_, &fresh, &ring_mode); r < 0) return r;
-  } else if (std::string(be_->name()) != kind) {
+  } else if (std::string(be_->name()) != backend_name(backend_kind(spec))) {
     return failf(EINVAL, "open %s: this queue's backend is '%s'; a queue serves one backend", spec.c_str(),
                  be_->name());
   }
