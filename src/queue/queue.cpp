@@ -12,7 +12,6 @@
 #include "util/completion.hpp"
 #include "util/enum.hpp"
 #include "util/error.hpp"
-#include "wait/governor.hpp"
 
 namespace hio {
 
@@ -236,15 +235,13 @@ int Queue::blocking_io(const hio_io& io, hio_completion* out) {
 }
 
 int Queue::blocking_io_locked(const hio_io& io, hio_completion* out) {
-  if (!be_ || (io.op != HIO_OP_READ && io.op != HIO_OP_WRITE) || waiter_.get().mode != HIO_WAIT_INTERRUPT ||
-      free_.size() != depth_ || !stash_.empty() || unsubmitted_ > 0)
+  if (!be_ || (io.op != HIO_OP_READ && io.op != HIO_OP_WRITE) || free_.size() != depth_ || !stash_.empty() ||
+      unsubmitted_ > 0)
     return 0;
   if (int r = validate(io); r < 0) return r;
   int fd = be_->fd(io.target);
-  if (fd < 0) return 0;
-  // This thread waits here, as it would in Waiter::wait: it is ours.
-  Governor::get().note_own_thread();
   uint64_t t0 = now_ns();
+  if (fd < 0 || !waiter_.begin_blocking(t0)) return 0;
   ssize_t n;
   do {
     n = io.op == HIO_OP_READ ? ::pread(fd, io.buf, io.len, off_t(io.offset))
@@ -252,6 +249,7 @@ int Queue::blocking_io_locked(const hio_io& io, hio_completion* out) {
   } while (n < 0 && errno == EINTR);
   int32_t res = n < 0 ? -errno : int32_t(n);
   uint64_t lat = now_ns() - t0;
+  waiter_.end_blocking(lat);
   *out = hio_completion{io.tag, res, io.op, io.target, io.offset, io.len, lat};
   io_.submitted++;
   io_.record(*out);

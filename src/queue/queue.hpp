@@ -54,10 +54,11 @@ class Queue {
   int reap(hio_completion* out, unsigned max, unsigned min);
   unsigned inflight();
   int64_t sync_io(hio_op op, int target, void* buf, uint32_t len, uint64_t offset);
-  // A lone read or write waited for by interrupt, done as one blocking
-  // system call on the file: through io_uring it costs about 5 µs more CPU
-  // here. Returns 1 with *out filled, 0 where it does not apply (another
-  // strategy, anything in flight, a target that is no plain file), or -errno.
+  // A lone read or write waited for by interrupt (also in an adaptive tick
+  // that waits so), done as one blocking system call on the file: through
+  // io_uring it costs about 5 µs more CPU here. Returns 1 with *out filled,
+  // 0 where it does not apply (another strategy, anything in flight, a
+  // target that is no plain file), or -errno.
   int blocking_io(const hio_io& io, hio_completion* out);
   std::string describe(const hio_completion& c);
 

@@ -100,6 +100,24 @@ int Waiter::adaptive_wait(Backend& be, Cqe* out, unsigned max, unsigned min, uns
   return r;
 }
 
+bool Waiter::begin_blocking(uint64_t now) {
+  auto mode = hio_wait_mode(mode_.load(std::memory_order_acquire));
+  if (mode == HIO_WAIT_INTERRUPT) {
+    // This thread waits in the system call, as it would in block(): it is ours.
+    Governor::get().note_own_thread();
+    return true;
+  }
+  // Only a tick that already sleeps is asked: a poller pays nothing here.
+  if (mode != HIO_WAIT_ADAPTIVE || !adaptive_.sleeping()) return false;
+  adaptive_blocking_ = adaptive_.begin_wait(now) == Mode::interrupt;
+  return adaptive_blocking_;
+}
+
+void Waiter::end_blocking(uint64_t waited_ns) {
+  if (adaptive_blocking_) adaptive_.end_wait(waited_ns, true);
+  adaptive_blocking_ = false;
+}
+
 int Waiter::wait(Backend& be, Cqe* out, unsigned max, unsigned min, bool pending, const HintSource& hint,
                  WaitStats& st) {
   found_after_sleep_ = 0;

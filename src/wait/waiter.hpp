@@ -24,6 +24,8 @@ bool is_kernel_mode(hio_wait_mode m);
 
 class Waiter {
  public:
+  // gov: adaptive's governor (tests); the process's by default.
+  explicit Waiter(Governor* gov = nullptr) : adaptive_({}, gov) {}
   // Returns 0 or -EINVAL naming the bad field.
   static int validate(const hio_strategy& s);
   void set(const hio_strategy& s);
@@ -35,6 +37,13 @@ class Waiter {
   // Returns the count or -errno.
   // hint names the oldest command in flight (for the adaptive hybrid sleep).
   int wait(Backend& be, Cqe* out, unsigned max, unsigned min, bool pending, const HintSource& hint, WaitStats& st);
+
+  // Whether a lone command may be done now as one blocking system call in
+  // place of a wait: under interrupt, and under adaptive while its tick
+  // waits by interrupt. A true answer is owed an end_blocking with the
+  // call's time, which counts as the wait.
+  bool begin_blocking(uint64_t now);
+  void end_blocking(uint64_t waited_ns);
 
   // A successful completion: feeds the moving average that a fractional
   // hybrid sleep is based on, and the adaptive strategy's measurements.
@@ -64,6 +73,7 @@ class Waiter {
   std::atomic<double> fraction_{0.5};
   double ewma_ns_ = 0;
   unsigned found_after_sleep_ = 0;
+  bool adaptive_blocking_ = false;  // between begin_blocking and end_blocking
   Adaptive adaptive_;
 };
 

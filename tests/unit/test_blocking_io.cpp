@@ -11,11 +11,13 @@
 #include <fstream>
 #include <string>
 #include <thread>
+#include <unistd.h>
 
 #include "hybridio/hio.h"
 #include "test_util.hpp"
 #include "util/clock.hpp"
 #include "wait/governor.hpp"
+#include "wait/waiter.hpp"
 
 using namespace hiotest;
 
@@ -175,3 +177,74 @@ TEST_F(Blocking, EmulatedTimingIsNeverBypassed) {
 }
 
 }  // namespace
+
+namespace adaptive_blocking {
+
+// A device whose commands are done by the second look at them: the first
+// look, the waiter's own before it waits, finds nothing, so each wait is a
+// real one.
+class Instant final : public hio::Backend {
+ public:
+  const char* name() const override { return "instant"; }
+  int open(const std::string&, const hio_open_opts&, hio::TargetInfo*) override { return 0; }
+  int register_buffer(void*, size_t) override { return 0; }
+  void prepare(const hio::Command&) override { queued_++; }
+  int submit() override { return 0; }
+  unsigned peek(hio::Cqe* out, unsigned max) override {
+    if (!queued_ || !max) return 0;
+    if (!looked_) {
+      looked_ = true;
+      return 0;
+    }
+    looked_ = false;
+    queued_--;
+    out[0] = hio::Cqe{0, int32_t(kLen)};
+    return 1;
+  }
+  int wait(hio::Cqe* out, unsigned max) override { return int(peek(out, max)); }
+
+ private:
+  unsigned queued_ = 0;
+  bool looked_ = false;
+};
+
+void wait_once(hio::Waiter& w, Instant& be) {
+  hio::Cqe c[1];
+  hio::WaitStats st;
+  be.prepare(hio::Command{});
+  ASSERT_EQ(w.wait(be, c, 1, 1, false, {}, st), 1);
+  ASSERT_EQ(st.waits, 1u);
+}
+
+}  // namespace adaptive_blocking
+
+// Adaptive takes the blocking path exactly while its tick waits by
+// interrupt; a poller is never asked. Its tick waits so here because another
+// of our queues holds this core's spin lease and the device is slow against
+// a wake-up, with latencies too spread for a hybrid sleep.
+TEST(AdaptiveBlocking, OnlyWhileItsTickWaitsByInterrupt) {
+  using namespace adaptive_blocking;
+  hio::Governor g(std::max(2, int(sysconf(_SC_NPROCESSORS_CONF))), false);
+  hio::Waiter w(&g);
+  hio_strategy s{};
+  s.mode = HIO_WAIT_ADAPTIVE;
+  w.set(s);
+  Instant be;
+  EXPECT_FALSE(w.begin_blocking(hio::now_ns())) << "before its first wait adaptive polls";
+  hio::Adaptive spinner({}, &g);
+  ASSERT_EQ(spinner.begin_wait(hio::now_ns()), hio::Mode::poll);
+  wait_once(w, be);  // polls: the device's latency is not known yet
+  EXPECT_FALSE(w.begin_blocking(hio::now_ns())) << "a polling tick took the blocking path";
+  for (int i = 0; i < 32; i++) w.observe(kLen, i % 2 ? 20'000 : 380'000, false);
+  spinner.begin_wait(hio::now_ns());  // renews its lease
+  wait_once(w, be);                   // denied the lease: sleeps
+  hio_adaptive_view v{};
+  w.adaptive().view(&v);
+  ASSERT_EQ(v.mode, HIO_WAIT_INTERRUPT) << "the setup did not lead adaptive to interrupts";
+  ASSERT_TRUE(w.begin_blocking(hio::now_ns()));
+  w.end_blocking(50'000);
+  g.release_spin(&spinner);
+  EXPECT_FALSE(w.begin_blocking(hio::now_ns())) << "with the core's lease free adaptive polls again";
+  w.adaptive().view(&v);
+  EXPECT_EQ(v.mode, HIO_WAIT_POLL);
+}
