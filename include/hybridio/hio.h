@@ -9,7 +9,12 @@
  * queue's wait strategy, which may change at any time.
  *
  * Every function that can fail returns a negative errno value; hio_last_error()
- * then holds a one-line message for the calling thread. */
+ * then holds a one-line message for the calling thread.
+ *
+ * Names: hio_<object>_<verb>. A function that reads a value of an object is
+ * hio_<object>_<value>_get, one that changes it hio_<object>_<value>_set.
+ * What the adaptive strategy sees, for tools and research, is in
+ * <hybridio/hio_adaptive.h>. */
 #ifndef HYBRIDIO_HIO_H
 #define HYBRIDIO_HIO_H
 
@@ -122,8 +127,8 @@ HIO_API void hio_queue_destroy(hio_queue *q);
 
 /* Takes effect at the next reap; in-flight commands are unaffected.
  * Kernel-side modes cannot be entered or left once the ring exists. */
-HIO_API int hio_queue_set_strategy(hio_queue *q, const hio_strategy *s);
-HIO_API int hio_queue_get_strategy(hio_queue *q, hio_strategy *out);
+HIO_API int hio_queue_strategy_set(hio_queue *q, const hio_strategy *s);
+HIO_API int hio_queue_strategy_get(hio_queue *q, hio_strategy *out);
 
 /* ---- targets --------------------------------------------------------- */
 
@@ -201,7 +206,7 @@ HIO_API int hio_submit(hio_queue *q, const hio_io *ios, unsigned n, unsigned fla
 HIO_API int hio_reap(hio_queue *q, hio_completion *out, unsigned max, unsigned min_complete);
 
 /* Commands submitted and not yet reaped. */
-HIO_API unsigned hio_queue_inflight(hio_queue *q);
+HIO_API unsigned hio_queue_inflight_get(hio_queue *q);
 
 /* Synchronous helpers: submit one command and wait for it. They return the
  * byte count (0 for flush) or -errno, with a message naming the operation,
@@ -246,32 +251,8 @@ HIO_API int hio_queue_stats_get(hio_queue *q, hio_queue_stats *out);
 /* Zeroes the counters and histograms, and makes the calling thread the
  * owner whose CPU time is accounted. */
 HIO_API int hio_queue_stats_reset(hio_queue *q);
-/* What the adaptive strategy sees and decides, now. */
-typedef struct hio_adaptive_view {
-  size_t struct_size; /* sizeof(hio_adaptive_view) as compiled, or 0 */
-  hio_wait_mode mode;       /* this tick's: interrupt, poll or hybrid */
-  hio_wait_mode settled;    /* the choice between probes */
-  int probing;              /* this tick visits another mode to measure it */
-  hio_objective objective;
-  int cpu;                  /* the core the queue's thread waited on last */
-  double contention;        /* the level decisions follow: others_cores */
-  double cpu_available;     /* 1 - contention */
-  double others_cores;      /* CPU the other tenants used on that core, last 8 ms (our threads excluded) */
-  double demand_cores;      /* what they wanted: use + waiting for the core (-1: not known) */
-  double idle_share;        /* share of that time the core was idle */
-  double latency_ns, latency_stddev_ns; /* device latency, last I/O size */
-  uint64_t hybrid_sleep_ns; /* a hybrid wait's sleep for a new command */
-  double wake_cpu_ns, wake_late_ns; /* one sleep's CPU cost and lateness */
-  double score[3];          /* predicted progress under the objective, by mode */
-  uint64_t ticks, switches, probes;
-  uint64_t spin_denied;     /* ticks poll was chosen while another of our queues spun on the core */
-  uint64_t monitor_samples, monitor_ns; /* the governor's sampling, process-wide, since the queue started */
-  const char *monitor_source; /* where core busy time comes from: "cpuidle", "proc_stat" or "none" */
-} hio_adaptive_view;
-/* -EINVAL unless the queue's strategy is ADAPTIVE. */
-HIO_API int hio_queue_adaptive_view(hio_queue *q, hio_adaptive_view *out);
 /* Latency percentiles (pcts in 0..100) of reads or writes, fio-style. */
-HIO_API int hio_queue_percentiles(hio_queue *q, hio_op op, const double *pcts, size_t n,
+HIO_API int hio_queue_percentiles_get(hio_queue *q, hio_op op, const double *pcts, size_t n,
                           uint64_t *out_ns);
 
 /* ---- block cache ----------------------------------------------------- */
@@ -369,7 +350,7 @@ HIO_API int hio_handle_open(hio_engine *e, const char *spec, const hio_handle_op
  * and frees it (and its dedicated queues). Returns 0 or the -errno of that
  * write-back; the handle is freed either way. */
 HIO_API int hio_handle_close(hio_handle *h);
-HIO_API int hio_handle_target_info(hio_handle *h, hio_target_info *out);
+HIO_API int hio_handle_target_info_get(hio_handle *h, hio_target_info *out);
 
 /* As hio_submit and hio_reap; io.target is ignored. A read served by the
  * cache, or a write-back write, completes at once (seen by the next reap). */
@@ -379,7 +360,7 @@ HIO_API int64_t hio_handle_read(hio_handle *h, void *buf, uint32_t len, uint64_t
 HIO_API int64_t hio_handle_write(hio_handle *h, const void *buf, uint32_t len, uint64_t offset);
 /* Writes the handle's dirty cache pages, then flushes the device. */
 HIO_API int hio_handle_flush(hio_handle *h);
-HIO_API int hio_completion_describe_handle(hio_handle *h, const hio_completion *c, char *buf, size_t len);
+HIO_API int hio_handle_completion_describe(hio_handle *h, const hio_completion *c, char *buf, size_t len);
 
 typedef struct hio_handle_stats {
   size_t struct_size; /* sizeof(hio_handle_stats) as compiled, or 0 */
@@ -394,13 +375,35 @@ typedef struct hio_handle_stats {
 HIO_API int hio_handle_stats_get(hio_handle *h, hio_handle_stats *out);
 /* Zeroes the counters, histograms and its queues' statistics. */
 HIO_API int hio_handle_stats_reset(hio_handle *h);
-HIO_API int hio_handle_percentiles(hio_handle *h, hio_op op, const double *pcts, size_t n, uint64_t *out_ns);
+HIO_API int hio_handle_percentiles_get(hio_handle *h, hio_op op, const double *pcts, size_t n, uint64_t *out_ns);
 /* Which of a handle's queues: the one its reads go to, or its writes and
  * flushes (the same queue unless the handle splits them). */
 typedef enum hio_handle_queue_role { HIO_HANDLE_READS = 0, HIO_HANDLE_WRITES = 1 } hio_handle_queue_role;
 /* The handle's queue for that role, e.g. for hio_queue_stats_get or
- * hio_queue_adaptive_view; NULL for an unknown role. */
-HIO_API hio_queue *hio_handle_queue(hio_handle *h, hio_handle_queue_role role);
+ * hio_queue_adaptive_view_get; NULL for an unknown role. */
+HIO_API hio_queue *hio_handle_queue_get(hio_handle *h, hio_handle_queue_role role);
+
+/* ---- names of 0.1's drafts, kept for 0.1 only ------------------------ */
+
+#if defined(__GNUC__)
+#define HIO_DEPRECATED(use) __attribute__((deprecated("use " use)))
+#else
+#define HIO_DEPRECATED(use)
+#endif
+HIO_API HIO_DEPRECATED("hio_queue_strategy_set") int hio_queue_set_strategy(hio_queue *q, const hio_strategy *s);
+HIO_API HIO_DEPRECATED("hio_queue_strategy_get") int hio_queue_get_strategy(hio_queue *q, hio_strategy *out);
+HIO_API HIO_DEPRECATED("hio_queue_inflight_get") unsigned hio_queue_inflight(hio_queue *q);
+HIO_API HIO_DEPRECATED("hio_queue_percentiles_get") int hio_queue_percentiles(hio_queue *q, hio_op op,
+                                                                           const double *pcts, size_t n,
+                                                                           uint64_t *out_ns);
+HIO_API HIO_DEPRECATED("hio_handle_target_info_get") int hio_handle_target_info(hio_handle *h, hio_target_info *out);
+HIO_API HIO_DEPRECATED("hio_handle_percentiles_get") int hio_handle_percentiles(hio_handle *h, hio_op op,
+                                                                             const double *pcts, size_t n,
+                                                                             uint64_t *out_ns);
+HIO_API HIO_DEPRECATED("hio_handle_queue_get") hio_queue *hio_handle_queue(hio_handle *h, hio_handle_queue_role role);
+HIO_API HIO_DEPRECATED("hio_handle_completion_describe") int hio_completion_describe_handle(hio_handle *h,
+                                                                                        const hio_completion *c,
+                                                                                        char *buf, size_t len);
 
 #ifdef __cplusplus
 }

@@ -2,7 +2,7 @@
 // Thin C++ RAII wrapper over hio.h: owners that free themselves and
 // failures as hybridio::Error (the C API itself never throws).
 #pragma once
-#include <hybridio/hio.h>
+#include <hybridio/hio_adaptive.h>
 
 #include <span>
 #include <stdexcept>
@@ -58,7 +58,7 @@ class Queue {
     hio_open_opts o{0, flags, size};
     return int(detail::check(hio_queue_open(q_, spec.c_str(), &o)));
   }
-  void set_strategy(const hio_strategy& s) { detail::check(hio_queue_set_strategy(q_, &s)); }
+  void set_strategy(const hio_strategy& s) { detail::check(hio_queue_strategy_set(q_, &s)); }
   void set_mode(hio_wait_mode m) { set_strategy(hio_strategy{m, 0, 0.5, HIO_OBJECTIVE_SHARED}); }
 
   unsigned submit(std::span<const hio_io> ios, unsigned flags = 0) {
@@ -83,7 +83,7 @@ class Queue {
   // ADAPTIVE only; from the thread that waits on the queue.
   hio_adaptive_view adaptive_view() const {
     hio_adaptive_view v{};
-    detail::check(hio_queue_adaptive_view(q_, &v));
+    detail::check(hio_queue_adaptive_view_get(q_, &v));
     return v;
   }
 

@@ -10,7 +10,7 @@
 
 #include "util/error.hpp"
 
-#include "hybridio/hio.h"
+#include "hybridio/hio_adaptive.h"
 
 namespace hio::abi {
 

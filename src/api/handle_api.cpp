@@ -154,7 +154,7 @@ int hio_handle_close(hio_handle* h) {
   return r < 0 ? hio::fail(-r, msg) : 0;
 }
 
-int hio_handle_target_info(hio_handle* h, hio_target_info* out) {
+int hio_handle_target_info_get(hio_handle* h, hio_target_info* out) {
   CHECK_ARG(h && out, "handle or out is NULL");
   hio::TargetInfo t = h->impl->info();
   hio_target_info full{.struct_size = sizeof(hio_target_info), .size = t.size, .offset_align = t.offset_align,
@@ -189,7 +189,7 @@ int hio_handle_flush(hio_handle* h) {
   return hio::guarded([&] { return int(h->impl->sync_io(HIO_OP_FLUSH, nullptr, 0, 0)); });
 }
 
-int hio_completion_describe_handle(hio_handle* h, const hio_completion* c, char* buf, size_t len) {
+int hio_handle_completion_describe(hio_handle* h, const hio_completion* c, char* buf, size_t len) {
   CHECK_ARG(h && c && buf && len, "handle, completion or buffer is NULL");
   return hio::guarded([&] {
     std::string s = h->impl->describe(*c);
@@ -213,12 +213,12 @@ int hio_handle_stats_reset(hio_handle* h) {
   });
 }
 
-int hio_handle_percentiles(hio_handle* h, hio_op op, const double* pcts, size_t n, uint64_t* out_ns) {
+int hio_handle_percentiles_get(hio_handle* h, hio_op op, const double* pcts, size_t n, uint64_t* out_ns) {
   CHECK_ARG(h && (n == 0 || (pcts && out_ns)), "handle, pcts or out is NULL");
   return hio::guarded([&] { return h->impl->percentiles(op, pcts, n, out_ns); });
 }
 
-hio_queue* hio_handle_queue(hio_handle* h, hio_handle_queue_role role) {
+hio_queue* hio_handle_queue_get(hio_handle* h, hio_handle_queue_role role) {
   if (!h || (role != HIO_HANDLE_READS && role != HIO_HANDLE_WRITES)) return nullptr;
   return role == HIO_HANDLE_WRITES && h->queues[1] ? h->queues[1] : h->queues[0];
 }

@@ -91,12 +91,12 @@ int hio_queue_create(hio_engine* e, const hio_queue_opts* opts, hio_queue** out)
 
 void hio_queue_destroy(hio_queue* q) { delete q; }
 
-int hio_queue_set_strategy(hio_queue* q, const hio_strategy* s) {
+int hio_queue_strategy_set(hio_queue* q, const hio_strategy* s) {
   CHECK_ARG(q && s, "queue or strategy is NULL");
   return hio::guarded([&] { return hio::with_queue(q, [&](hio::Queue& x) { return x.set_strategy(*s); }); });
 }
 
-int hio_queue_get_strategy(hio_queue* q, hio_strategy* out) {
+int hio_queue_strategy_get(hio_queue* q, hio_strategy* out) {
   CHECK_ARG(q && out, "queue or out is NULL");
   *out = hio::with_queue(q, [](hio::Queue& x) { return x.strategy(); });
   return 0;
@@ -140,7 +140,7 @@ int hio_reap(hio_queue* q, hio_completion* out, unsigned max, unsigned min_compl
   return hio::guarded([&] { return q->impl->reap(out, max, min_complete); });
 }
 
-unsigned hio_queue_inflight(hio_queue* q) { return q ? hio::with_queue(q, [](hio::Queue& x) { return x.inflight(); }) : 0; }
+unsigned hio_queue_inflight_get(hio_queue* q) { return q ? hio::with_queue(q, [](hio::Queue& x) { return x.inflight(); }) : 0; }
 
 int64_t hio_read(hio_queue* q, int target, void* buf, uint32_t len, uint64_t offset) {
   CHECK_ARG(q, "queue is NULL");
@@ -169,7 +169,7 @@ int hio_completion_describe(hio_queue* q, const hio_completion* c, char* buf, si
   });
 }
 
-int hio_queue_adaptive_view(hio_queue* q, hio_adaptive_view* out) {
+int hio_queue_adaptive_view_get(hio_queue* q, hio_adaptive_view* out) {
   CHECK_ARG(q && out, "queue or out is NULL");
   hio_adaptive_view full{};
   int r = hio::guarded([&] { return hio::with_queue(q, [&](hio::Queue& x) { return x.adaptive_view(&full); }); });
@@ -193,7 +193,7 @@ int hio_queue_stats_reset(hio_queue* q) {
   });
 }
 
-int hio_queue_percentiles(hio_queue* q, hio_op op, const double* pcts, size_t n, uint64_t* out_ns) {
+int hio_queue_percentiles_get(hio_queue* q, hio_op op, const double* pcts, size_t n, uint64_t* out_ns) {
   CHECK_ARG(q && (n == 0 || (pcts && out_ns)), "queue, pcts or out is NULL");
   return hio::guarded([&] { return hio::with_queue(q, [&](hio::Queue& x) { return x.percentiles(op, pcts, n, out_ns); }); });
 }

@@ -8,7 +8,7 @@
 #include <atomic>
 #include <cstdint>
 
-#include "hybridio/hio.h"
+#include "hybridio/hio_adaptive.h"
 #include "wait/adaptive_policy.hpp"
 #include "wait/governor.hpp"
 #include "wait/latency.hpp"

@@ -3,7 +3,9 @@
  * this library: one built when the structs were smaller, one built when they
  * were larger. The library must read and write no more of a struct than
  * its struct_size says, fill in defaults for what an older program lacks,
- * and refuse what a newer program sets that it does not know. */
+ * and refuse what a newer program sets that it does not know. It also calls
+ * the drafts' names that hio.h keeps, deprecated, for 0.1 (built with their
+ * warning off): they must still link and work. */
 #include <hybridio/hio.h>
 
 #include <errno.h>
@@ -54,6 +56,13 @@ int main(void) {
   EXPECT(hio_write(q, t, buf, sizeof(buf), 8192) == (int64_t)sizeof(buf));
   memset(buf, 0, sizeof(buf));
   EXPECT(hio_read(q, t, buf, sizeof(buf), 8192) == (int64_t)sizeof(buf) && buf[0] == 0x5a && buf[4095] == 0x5a);
+  EXPECT(hio_queue_inflight(q) == 0);
+  const double half = 50;
+  uint64_t p50 = 0;
+  EXPECT(hio_queue_percentiles(q, HIO_OP_READ, &half, 1, &p50) == 0 && p50 > 0);
+  s.mode = HIO_WAIT_POLL;
+  EXPECT(hio_queue_set_strategy(q, &s) == 0);
+  EXPECT(hio_queue_strategy_get(q, &s) == 0 && s.mode == HIO_WAIT_POLL);
 
   /* An older program's statistics: its fields filled, nothing written past them. */
   struct {

@@ -579,9 +579,9 @@ TEST(AdaptiveApi, ViewRefusedForAStaticStrategy) {
   hiotest::Engine e;
   hiotest::Queue q(e, 4, hiotest::strat(HIO_WAIT_POLL));
   hio_adaptive_view v{};
-  EXPECT_EQ(hio_queue_adaptive_view(q, &v), -EINVAL);
+  EXPECT_EQ(hio_queue_adaptive_view_get(q, &v), -EINVAL);
   EXPECT_TRUE(hiotest::Contains(hio_last_error(), "'poll', not 'adaptive'"));
-  EXPECT_EQ(hio_queue_adaptive_view(q, nullptr), -EINVAL);
+  EXPECT_EQ(hio_queue_adaptive_view_get(q, nullptr), -EINVAL);
 }
 
 TEST(AdaptiveApi, ViewAndStatsAfterIo) {
@@ -594,7 +594,7 @@ TEST(AdaptiveApi, ViewAndStatsAfterIo) {
   EXPECT_GT(in_modes, 0u);
   EXPECT_LE(in_modes, st.wall_ns);
   hio_adaptive_view v{};
-  ASSERT_EQ(hio_queue_adaptive_view(q, &v), 0) << hio_last_error();
+  ASSERT_EQ(hio_queue_adaptive_view_get(q, &v), 0) << hio_last_error();
   EXPECT_GT(v.ticks, 0u);
   EXPECT_GT(v.monitor_samples, 0u);
   EXPECT_GE(v.contention, 0.0);
@@ -617,7 +617,7 @@ TEST(AdaptiveApi, LearnsTheDeviceLatencyWhilePolling) {
   ASSERT_GE(t, 0) << hio_last_error();
   read_loop(q, t, 1000);
   hio_adaptive_view v{};
-  ASSERT_EQ(hio_queue_adaptive_view(q, &v), 0);
+  ASSERT_EQ(hio_queue_adaptive_view_get(q, &v), 0);
   EXPECT_GT(v.latency_ns, 36000.0);  // the device's 40 us, within the estimate's smoothing
   EXPECT_LT(v.latency_ns, 400000.0);
 }

@@ -13,7 +13,7 @@
 #include <thread>
 #include <unistd.h>
 
-#include "hybridio/hio.h"
+#include "hybridio/hio_adaptive.h"
 #include "test_util.hpp"
 #include "util/clock.hpp"
 #include "wait/governor.hpp"
@@ -76,7 +76,7 @@ TEST_F(Blocking, ALoneSyncCommandByInterruptIsOneSystemCall) {
   EXPECT_EQ(st.spin_ns, 0u);
   uint64_t p50 = 0;
   const double pct = 50;
-  ASSERT_EQ(hio_queue_percentiles(q, HIO_OP_READ, &pct, 1, &p50), 0);
+  ASSERT_EQ(hio_queue_percentiles_get(q, HIO_OP_READ, &pct, 1, &p50), 0);
   EXPECT_GT(p50, 0u);
   // A write past the end grew the target.
   hio_target_info info{};

@@ -222,7 +222,7 @@ TEST_P(EmulatedTimingData, WriteReadBackAndShortReadAtEnd) {
   // The 1808-byte write is quicker than a 4 KiB one by its smaller transfer,
   // (4096 - 1808) B at the default 7000 MB/s: 0.33 us.
   EXPECT_GE(st.write_lat.min_ns, kLatNs - 400);
-  EXPECT_EQ(hio_queue_inflight(q), 0u);
+  EXPECT_EQ(hio_queue_inflight_get(q), 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, EmulatedTimingData,
@@ -422,7 +422,7 @@ TEST_P(EmulatedTimingKernelMode, OpenIsRefused) {
   EXPECT_TRUE(Contains(msg, hio_wait_mode_name(GetParam())));
   EXPECT_TRUE(Contains(msg, f.path()));
   hio_strategy s = strat(HIO_WAIT_POLL);
-  ASSERT_EQ(hio_queue_set_strategy(q, &s), 0) << hio_last_error();
+  ASSERT_EQ(hio_queue_strategy_set(q, &s), 0) << hio_last_error();
   int t = open_file(q, f);
   ASSERT_GE(t, 0) << hio_last_error();
   Buf b = aligned_buf(kPage);

@@ -305,7 +305,7 @@ TEST_F(SubmitError, BadTargetId) {
   EXPECT_EQ(hio_flush(q_, 7), -EBADF);
   hio_target_info info{};
   EXPECT_EQ(hio_target_info_get(q_, 9, &info), -EBADF);
-  EXPECT_EQ(hio_queue_inflight(q_), 0u);
+  EXPECT_EQ(hio_queue_inflight_get(q_), 0u);
 }
 
 TEST_F(SubmitError, EmuAlignmentAndRange) {
@@ -329,7 +329,7 @@ TEST_F(SubmitError, EmuAlignmentAndRange) {
   EXPECT_TRUE(Contains(hio_last_error(), "past the end"));
   // The last block is fine.
   EXPECT_EQ(hio_read(q_, t, buf_.get(), 4096, 1 * MiB - 4096), 4096) << hio_last_error();
-  EXPECT_EQ(hio_queue_inflight(q_), 0u);
+  EXPECT_EQ(hio_queue_inflight_get(q_), 0u);
 }
 
 TEST_F(SubmitError, EmuLargeBlockSize) {
@@ -382,11 +382,11 @@ TEST_F(SubmitError, QueueFull) {
   // More than the depth at once: nothing is accepted.
   EXPECT_EQ(hio_submit(q_, ios.data(), 5, 0), -EBUSY);
   EXPECT_TRUE(Contains(hio_last_error(), "queue full"));
-  EXPECT_EQ(hio_queue_inflight(q_), 0u);
+  EXPECT_EQ(hio_queue_inflight_get(q_), 0u);
   ASSERT_EQ(hio_submit(q_, ios.data(), 4, 0), 4);
   EXPECT_EQ(hio_submit(q_, &ios[4], 1, 0), -EBUSY);
   EXPECT_EQ(hio_read(q_, t, buf_.get(), 4096, 0), -EBUSY);  // the sync helpers need a slot too
-  EXPECT_EQ(hio_queue_inflight(q_), 4u);
+  EXPECT_EQ(hio_queue_inflight_get(q_), 4u);
   reap_n(q_, 4);
   EXPECT_EQ(hio_submit(q_, &ios[4], 1, 0), 1) << hio_last_error();
   reap_n(q_, 1);
@@ -401,7 +401,7 @@ TEST_F(SubmitError, BadCommandRejectsBatch) {
                    {HIO_OP_READ, t, buf_.get() + 8192, 4096, 8192, 2}};
   EXPECT_EQ(hio_submit(q_, ios, 3, 0), -EINVAL);
   EXPECT_TRUE(Contains(hio_last_error(), "offset 77"));
-  EXPECT_EQ(hio_queue_inflight(q_), 0u);
+  EXPECT_EQ(hio_queue_inflight_get(q_), 0u);
   hio_io unknown{hio_op(3), t, buf_.get(), 4096, 0, 0};
   EXPECT_EQ(hio_submit(q_, &unknown, 1, 0), -EINVAL);
   EXPECT_EQ(hio_submit(q_, ios, 1, 0x40), -EINVAL);  // unknown submit flag
@@ -458,9 +458,9 @@ TEST(ApiError, NullArguments) {
   EXPECT_EQ(hio_queue_create(e, nullptr, &q), -EINVAL);
   Queue qq(e, 4);
   EXPECT_EQ(hio_queue_open(qq, nullptr, nullptr), -EINVAL);
-  EXPECT_EQ(hio_queue_set_strategy(qq, nullptr), -EINVAL);
+  EXPECT_EQ(hio_queue_strategy_set(qq, nullptr), -EINVAL);
   EXPECT_EQ(hio_queue_stats_get(qq, nullptr), -EINVAL);
-  EXPECT_EQ(hio_queue_inflight(nullptr), 0u);
+  EXPECT_EQ(hio_queue_inflight_get(nullptr), 0u);
   EXPECT_EQ(hio_queue_register_buffer(qq, nullptr, 4096), -EINVAL);
   // Nothing open yet: there is no ring to register a buffer with.
   Buf b = aligned_buf(4096);

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "adaptive_devices.hpp"
-#include "hybridio/hio.h"
+#include "hybridio/hio_adaptive.h"
 #include "test_util.hpp"
 #include "util/clock.hpp"
 #include "wait/adaptive.hpp"
@@ -499,14 +499,14 @@ TEST(Objective, CarriedByTheStrategy) {
   hiotest::Queue q(e, 4, s);
   ASSERT_EQ(q.rc(), 0) << q.err();
   hio_strategy got{};
-  ASSERT_EQ(hio_queue_get_strategy(q, &got), 0);
+  ASSERT_EQ(hio_queue_strategy_get(q, &got), 0);
   EXPECT_EQ(got.objective, HIO_OBJECTIVE_OWN);
   hio_adaptive_view v{};
-  ASSERT_EQ(hio_queue_adaptive_view(q, &v), 0) << hio_last_error();
+  ASSERT_EQ(hio_queue_adaptive_view_get(q, &v), 0) << hio_last_error();
   EXPECT_EQ(v.objective, HIO_OBJECTIVE_OWN);
   hio_strategy bad = s;
   bad.objective = hio_objective(7);
-  EXPECT_EQ(hio_queue_set_strategy(q, &bad), -EINVAL);
-  ASSERT_EQ(hio_queue_get_strategy(q, &got), 0);
+  EXPECT_EQ(hio_queue_strategy_set(q, &bad), -EINVAL);
+  ASSERT_EQ(hio_queue_strategy_get(q, &got), 0);
   EXPECT_EQ(got.objective, HIO_OBJECTIVE_OWN);  // the previous one kept
 }

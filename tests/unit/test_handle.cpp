@@ -197,9 +197,9 @@ TEST(Handle, SplitSendsReadsAndWritesToTheirQueues) {
   EXPECT_EQ(rs.write_ios, 0u);
   EXPECT_EQ(ws.write_ios, 10u);
   EXPECT_EQ(ws.read_ios, 0u);
-  EXPECT_EQ(hio_handle_queue(h, HIO_HANDLE_READS), (hio_queue*)rq);
-  EXPECT_EQ(hio_handle_queue(h, HIO_HANDLE_WRITES), (hio_queue*)wq);
-  EXPECT_EQ(hio_handle_queue(h, hio_handle_queue_role(2)), nullptr);
+  EXPECT_EQ(hio_handle_queue_get(h, HIO_HANDLE_READS), (hio_queue*)rq);
+  EXPECT_EQ(hio_handle_queue_get(h, HIO_HANDLE_WRITES), (hio_queue*)wq);
+  EXPECT_EQ(hio_handle_queue_get(h, hio_handle_queue_role(2)), nullptr);
 }
 
 // ---- refusals ----

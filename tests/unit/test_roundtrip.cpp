@@ -175,7 +175,7 @@ TEST_P(SyncRoundTrip, WriteReadFlush) {
     ops++;
   }
   EXPECT_EQ(hio_flush(q, t), 0) << hio_last_error();
-  EXPECT_EQ(hio_queue_inflight(q), 0u);
+  EXPECT_EQ(hio_queue_inflight_get(q), 0u);
   hio_queue_stats st{};
   ASSERT_EQ(hio_queue_stats_get(q, &st), 0);
   EXPECT_EQ(st.write_ios, ops);
@@ -314,7 +314,7 @@ TEST(RoundTripEmu, SyncHelperAmidAsyncCommands) {
   for (uint32_t i = 0; i < 8; i++) ios.push_back({HIO_OP_WRITE, t, w.get() + i * 4096, 4096, i * 4096, 100 + i});
   ASSERT_EQ(hio_submit(q, ios.data(), 8, 0), 8) << hio_last_error();
   ASSERT_EQ(hio_read(q, t, r.get(), 4096, 1 * MiB), 4096) << hio_last_error();
-  EXPECT_EQ(hio_queue_inflight(q), 8u);
+  EXPECT_EQ(hio_queue_inflight_get(q), 8u);
   auto cs = reap_n(q, 8, 3);
   std::vector<int> seen(8, 0);
   for (const auto& c : cs) {
@@ -326,7 +326,7 @@ TEST(RoundTripEmu, SyncHelperAmidAsyncCommands) {
     EXPECT_EQ(c.offset, (c.tag - 100) * 4096);
   }
   for (int s : seen) EXPECT_EQ(s, 1);
-  EXPECT_EQ(hio_queue_inflight(q), 0u);
+  EXPECT_EQ(hio_queue_inflight_get(q), 0u);
 }
 
 // hio_reap with min_complete 0 never waits, but returns what has completed.
@@ -388,7 +388,7 @@ TEST(Reap, DeferredBatchCompletesUnderBlockingReap) {
   std::vector<hio_io> ios;
   for (uint32_t i = 0; i < 32; i++) ios.push_back({HIO_OP_READ, t, b.get() + i * 4096, 4096, i * 4096, i});
   for (uint32_t i = 0; i < 32; i += 8) ASSERT_EQ(hio_submit(q, &ios[i], 8, HIO_SUBMIT_DEFER), 8);
-  EXPECT_EQ(hio_queue_inflight(q), 32u);
+  EXPECT_EQ(hio_queue_inflight_get(q), 32u);
   auto cs = reap_n(q, 32, 32);
   std::vector<int> seen(32, 0);
   for (const auto& c : cs) {

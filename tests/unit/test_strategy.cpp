@@ -67,11 +67,11 @@ TEST(KernelModes, CannotEnterAfterOpen) {
   ASSERT_GE(hio_queue_open(q, "emu:pcie4,size=1m", nullptr), 0) << hio_last_error();
   for (hio_wait_mode m : {HIO_WAIT_IOPOLL, HIO_WAIT_HYBRID_IOPOLL, HIO_WAIT_SQPOLL}) {
     hio_strategy s = strat(m);
-    EXPECT_EQ(hio_queue_set_strategy(q, &s), -EINVAL) << hio_wait_mode_name(m);
+    EXPECT_EQ(hio_queue_strategy_set(q, &s), -EINVAL) << hio_wait_mode_name(m);
     EXPECT_TRUE(Contains(hio_last_error(), hio_wait_mode_name(m)));
   }
   hio_strategy cur{};
-  ASSERT_EQ(hio_queue_get_strategy(q, &cur), 0);
+  ASSERT_EQ(hio_queue_strategy_get(q, &cur), 0);
   EXPECT_EQ(cur.mode, HIO_WAIT_INTERRUPT);
 }
 
@@ -83,12 +83,12 @@ TEST(KernelModes, PlainUringQueueCannotSwitchToIopoll) {
   hio_open_opts o{0, HIO_OPEN_CREATE | HIO_OPEN_DIRECT, 64 * KiB};
   ASSERT_GE(hio_queue_open(q, f.c_str(), &o), 0) << hio_last_error();
   hio_strategy s = strat(HIO_WAIT_IOPOLL);
-  EXPECT_EQ(hio_queue_set_strategy(q, &s), -EINVAL);
+  EXPECT_EQ(hio_queue_strategy_set(q, &s), -EINVAL);
   EXPECT_TRUE(Contains(hio_last_error(), "iopoll"));
   // The user-side modes remain interchangeable.
   for (hio_wait_mode m : {HIO_WAIT_INTERRUPT, HIO_WAIT_HYBRID, HIO_WAIT_POLL}) {
     s = strat(m);
-    EXPECT_EQ(hio_queue_set_strategy(q, &s), 0) << hio_last_error();
+    EXPECT_EQ(hio_queue_strategy_set(q, &s), 0) << hio_last_error();
   }
 }
 
@@ -101,11 +101,11 @@ TEST(KernelModes, SqpollQueueCannotLeaveSqpoll) {
   ASSERT_GE(hio_queue_open(q, f.c_str(), &o), 0) << hio_last_error();
   for (hio_wait_mode m : {HIO_WAIT_INTERRUPT, HIO_WAIT_POLL, HIO_WAIT_HYBRID, HIO_WAIT_IOPOLL}) {
     hio_strategy s = strat(m);
-    EXPECT_EQ(hio_queue_set_strategy(q, &s), -EINVAL) << hio_wait_mode_name(m);
+    EXPECT_EQ(hio_queue_strategy_set(q, &s), -EINVAL) << hio_wait_mode_name(m);
     EXPECT_TRUE(Contains(hio_last_error(), "sqpoll"));
   }
   hio_strategy s = strat(HIO_WAIT_SQPOLL);
-  EXPECT_EQ(hio_queue_set_strategy(q, &s), 0) << hio_last_error();
+  EXPECT_EQ(hio_queue_strategy_set(q, &s), 0) << hio_last_error();
 }
 
 // Before the first open there is no ring: any mode may be chosen.
@@ -114,10 +114,10 @@ TEST(KernelModes, FreeToChooseBeforeOpen) {
   Queue q(e, 8);
   for (int m = HIO_WAIT_INTERRUPT; m <= HIO_WAIT_ADAPTIVE; m++) {
     hio_strategy s = strat(hio_wait_mode(m));
-    EXPECT_EQ(hio_queue_set_strategy(q, &s), 0) << hio_last_error();
+    EXPECT_EQ(hio_queue_strategy_set(q, &s), 0) << hio_last_error();
   }
   hio_strategy s = strat(HIO_WAIT_POLL);
-  ASSERT_EQ(hio_queue_set_strategy(q, &s), 0);
+  ASSERT_EQ(hio_queue_strategy_set(q, &s), 0);
   EXPECT_GE(hio_queue_open(q, "emu:pcie4,size=1m", nullptr), 0) << hio_last_error();
 }
 
@@ -127,19 +127,19 @@ TEST(Strategy, GetReturnsWhatWasSet) {
   Engine e;
   Queue q(e, 8);
   hio_strategy s = strat(HIO_WAIT_HYBRID, 2500), got{};
-  ASSERT_EQ(hio_queue_set_strategy(q, &s), 0);
-  ASSERT_EQ(hio_queue_get_strategy(q, &got), 0);
+  ASSERT_EQ(hio_queue_strategy_set(q, &s), 0);
+  ASSERT_EQ(hio_queue_strategy_get(q, &got), 0);
   EXPECT_EQ(got.mode, HIO_WAIT_HYBRID);
   EXPECT_EQ(got.hybrid_sleep_ns, 2500u);
   s = strat(HIO_WAIT_HYBRID, 0, 0.25);
-  ASSERT_EQ(hio_queue_set_strategy(q, &s), 0);
-  ASSERT_EQ(hio_queue_get_strategy(q, &got), 0);
+  ASSERT_EQ(hio_queue_strategy_set(q, &s), 0);
+  ASSERT_EQ(hio_queue_strategy_get(q, &got), 0);
   EXPECT_EQ(got.hybrid_sleep_ns, 0u);
   EXPECT_EQ(got.hybrid_fraction, 0.25);
   // A fraction of 0 means Linux's 0.5.
   s = strat(HIO_WAIT_HYBRID);
-  ASSERT_EQ(hio_queue_set_strategy(q, &s), 0);
-  ASSERT_EQ(hio_queue_get_strategy(q, &got), 0);
+  ASSERT_EQ(hio_queue_strategy_set(q, &s), 0);
+  ASSERT_EQ(hio_queue_strategy_get(q, &got), 0);
   EXPECT_EQ(got.hybrid_fraction, 0.5);
 }
 
@@ -148,11 +148,11 @@ TEST(Strategy, InvalidValuesRefusedAndPreviousKept) {
   Queue q(e, 8, strat(HIO_WAIT_POLL));
   for (hio_strategy s : {strat(hio_wait_mode(7)), strat(hio_wait_mode(-1)), strat(HIO_WAIT_HYBRID, 0, -0.5),
                          strat(HIO_WAIT_HYBRID, 0, 10.5), strat(HIO_WAIT_HYBRID, 1000000001ull)}) {
-    EXPECT_EQ(hio_queue_set_strategy(q, &s), -EINVAL);
+    EXPECT_EQ(hio_queue_strategy_set(q, &s), -EINVAL);
     EXPECT_NE(std::string(hio_last_error()), "");
   }
   hio_strategy got{};
-  ASSERT_EQ(hio_queue_get_strategy(q, &got), 0);
+  ASSERT_EQ(hio_queue_strategy_get(q, &got), 0);
   EXPECT_EQ(got.mode, HIO_WAIT_POLL);
   hio_queue_stats st{};
   ASSERT_EQ(hio_queue_stats_get(q, &st), 0);
@@ -192,11 +192,11 @@ TEST_P(StrategyChange, LosesNoCompletion) {
   // Change once before any reap, then between partial reaps of 5.
   for (size_t k = 1; k < modes.size() * 2; k++) {
     hio_strategy s = to(modes[k % modes.size()]);
-    ASSERT_EQ(hio_queue_set_strategy(q, &s), 0) << hio_last_error();
+    ASSERT_EQ(hio_queue_strategy_set(q, &s), 0) << hio_last_error();
     changes++;
     if (k > 1) reap(5, 5);
   }
-  while (hio_queue_inflight(q) > 0) reap(32, 1);
+  while (hio_queue_inflight_get(q) > 0) reap(32, 1);
   for (uint32_t i = 0; i < 32; i++) EXPECT_EQ(seen[i], 1) << "tag " << i;
   hio_queue_stats st{};
   ASSERT_EQ(hio_queue_stats_get(q, &st), 0);
@@ -223,10 +223,10 @@ TEST(Strategy, SameModeIsNotCountedAsAChange) {
   Engine e;
   Queue q(e, 4, strat(HIO_WAIT_HYBRID, 1000));
   hio_strategy s = strat(HIO_WAIT_HYBRID, 3000);
-  ASSERT_EQ(hio_queue_set_strategy(q, &s), 0);
+  ASSERT_EQ(hio_queue_strategy_set(q, &s), 0);
   s = strat(HIO_WAIT_POLL);
-  ASSERT_EQ(hio_queue_set_strategy(q, &s), 0);
-  ASSERT_EQ(hio_queue_set_strategy(q, &s), 0);
+  ASSERT_EQ(hio_queue_strategy_set(q, &s), 0);
+  ASSERT_EQ(hio_queue_strategy_set(q, &s), 0);
   hio_queue_stats st{};
   ASSERT_EQ(hio_queue_stats_get(q, &st), 0);
   EXPECT_EQ(st.mode_changes, 1u);
@@ -287,7 +287,7 @@ TEST(Stats, CountsMatchTheWorkDone) {
   for (hio_op op : {HIO_OP_READ, HIO_OP_WRITE}) {
     const hio_lat_summary& l = op == HIO_OP_READ ? st.read_lat : st.write_lat;
     uint64_t v[np];
-    ASSERT_EQ(hio_queue_percentiles(q, op, p, np, v), 0) << hio_last_error();
+    ASSERT_EQ(hio_queue_percentiles_get(q, op, p, np, v), 0) << hio_last_error();
     for (size_t i = 0; i < np; i++) {
       EXPECT_GE(v[i], l.min_ns) << "p" << p[i];
       EXPECT_LE(v[i], l.max_ns) << "p" << p[i];
@@ -305,13 +305,13 @@ TEST(Stats, PercentileArguments) {
   Queue q(e, 4);
   double p[] = {50, 101};
   uint64_t v[2] = {9, 9};
-  EXPECT_EQ(hio_queue_percentiles(q, HIO_OP_READ, p, 1, v), 0);
+  EXPECT_EQ(hio_queue_percentiles_get(q, HIO_OP_READ, p, 1, v), 0);
   EXPECT_EQ(v[0], 0u);  // no samples yet
-  EXPECT_EQ(hio_queue_percentiles(q, HIO_OP_READ, p, 2, v), -EINVAL);
+  EXPECT_EQ(hio_queue_percentiles_get(q, HIO_OP_READ, p, 2, v), -EINVAL);
   EXPECT_TRUE(Contains(hio_last_error(), "101"));
-  EXPECT_EQ(hio_queue_percentiles(q, HIO_OP_FLUSH, p, 1, v), -EINVAL);
-  EXPECT_EQ(hio_queue_percentiles(q, HIO_OP_READ, nullptr, 1, v), -EINVAL);
-  EXPECT_EQ(hio_queue_percentiles(q, HIO_OP_READ, nullptr, 0, nullptr), 0);
+  EXPECT_EQ(hio_queue_percentiles_get(q, HIO_OP_FLUSH, p, 1, v), -EINVAL);
+  EXPECT_EQ(hio_queue_percentiles_get(q, HIO_OP_READ, nullptr, 1, v), -EINVAL);
+  EXPECT_EQ(hio_queue_percentiles_get(q, HIO_OP_READ, nullptr, 0, nullptr), 0);
 }
 
 TEST(Stats, ResetZeroes) {
@@ -323,7 +323,7 @@ TEST(Stats, ResetZeroes) {
   EXPECT_EQ(hio_read(q, t, b.get(), 4096, 2 * MiB), -EIO);
   do_io(q, t, 10);
   hio_strategy s = strat(HIO_WAIT_INTERRUPT);
-  ASSERT_EQ(hio_queue_set_strategy(q, &s), 0);
+  ASSERT_EQ(hio_queue_strategy_set(q, &s), 0);
   hio_queue_stats st{};
   ASSERT_EQ(hio_queue_stats_get(q, &st), 0);
   ASSERT_GT(st.completed, 0u);
@@ -344,7 +344,7 @@ TEST(Stats, ResetZeroes) {
   EXPECT_EQ(st.cpu_us_per_io, 0.0);
   double p = 50;
   uint64_t v = 9;
-  ASSERT_EQ(hio_queue_percentiles(q, HIO_OP_READ, &p, 1, &v), 0);
+  ASSERT_EQ(hio_queue_percentiles_get(q, HIO_OP_READ, &p, 1, &v), 0);
   EXPECT_EQ(v, 0u);
   // Counting resumes after a reset.
   do_io(q, t, 3);

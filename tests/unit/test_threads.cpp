@@ -142,7 +142,7 @@ TEST_P(ThreadsSharedQueueModes, SyncHelpersFromFourThreads) {
   EXPECT_EQ(st.write_ios, kThreads * kOps);
   EXPECT_EQ(st.read_ios, kThreads * kOps);
   EXPECT_EQ(st.flush_ios, kThreads * 3u);
-  EXPECT_EQ(hio_queue_inflight(q), 0u);
+  EXPECT_EQ(hio_queue_inflight_get(q), 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(ThreadsByMode, ThreadsSharedQueueModes, testing::Values(HIO_WAIT_INTERRUPT, HIO_WAIT_ADAPTIVE),
@@ -177,7 +177,7 @@ TEST(ThreadsSharedQueue, AsyncSubmitAndReapFromFourThreads) {
         // Never wait for more than is in flight, or this thread could wait
         // for completions another thread takes.
         int r = hio_reap(q, cs, 16, 0);
-        if (r == 0 && hio_queue_inflight(q) > 0) r = hio_reap(q, cs, 1, 1);
+        if (r == 0 && hio_queue_inflight_get(q) > 0) r = hio_reap(q, cs, 1, 1);
         if (r < 0) failures++;
         for (int k = 0; k < r; k++) {
           if (cs[k].tag >= seen.size() || cs[k].res != int(kBlock)) failures++;
@@ -206,7 +206,7 @@ TEST(ThreadsStrategy, ChangeFromAnotherThreadDuringIo) {
     const hio_strategy cycle[] = {strat(HIO_WAIT_POLL), strat(HIO_WAIT_HYBRID, 3000), strat(HIO_WAIT_INTERRUPT),
                                   strat(HIO_WAIT_ADAPTIVE), strat(HIO_WAIT_HYBRID, 0, 0.5)};
     for (unsigned k = 0; !done.load(); k++) {
-      if (hio_queue_set_strategy(q, &cycle[k % 5]) == 0) changes++;
+      if (hio_queue_strategy_set(q, &cycle[k % 5]) == 0) changes++;
       else change_errors++;
       std::this_thread::sleep_for(std::chrono::microseconds(100));
     }

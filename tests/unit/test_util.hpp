@@ -175,7 +175,7 @@ inline std::vector<hio_completion> run_ios(hio_queue* q, const std::vector<hio_i
     inflight -= unsigned(r);
     got += unsigned(r);
   }
-  EXPECT_EQ(hio_queue_inflight(q), 0u);
+  EXPECT_EQ(hio_queue_inflight_get(q), 0u);
   return done;
 }
 

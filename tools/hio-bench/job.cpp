@@ -159,8 +159,8 @@ class Runner {
     if (hio_handle_open(e, o.filename.c_str(), &ho, &h) < 0)
       throw UsageError("job '" + o.name + "': " + hio_last_error());
     h_ = h;
-    q_ = hio_handle_queue(h, HIO_HANDLE_READS);
-    hio_handle_target_info(h, &info_);
+    q_ = hio_handle_queue_get(h, HIO_HANDLE_READS);
+    hio_handle_target_info_get(h, &info_);
     blocks_ = (o.size ? o.size : info_.size) / o.bs;
     size_t align = std::max<size_t>(4096, info_.mem_align);
     size_t arena = size_t(o.iodepth) * ((o.bs + align - 1) / align * align);
@@ -218,7 +218,7 @@ class Runner {
       r.reaper_rounds = rs1.rounds - rs0.rounds;
       r.reaper_contention = rs1.contention;
     }
-    r.has_view = hio_queue_adaptive_view(q_, &r.view) == 0;
+    r.has_view = hio_queue_adaptive_view_get(q_, &r.view) == 0;
     r.runtime_ms = double(wall) / 1e6;
     r.usr_pct = 100.0 * double(u1.utime_ns - u0.utime_ns) / double(wall);
     r.sys_pct = 100.0 * double(u1.stime_ns - u0.stime_ns) / double(wall);
@@ -239,7 +239,7 @@ class Runner {
     d.lat = lat;
     const auto& pcts = fio_percentiles();
     std::vector<uint64_t> v(pcts.size());
-    hio_handle_percentiles(h_, op, pcts.data(), pcts.size(), v.data());
+    hio_handle_percentiles_get(h_, op, pcts.data(), pcts.size(), v.data());
     for (size_t i = 0; i < pcts.size(); i++) d.pct.emplace_back(pcts[i], v[i]);
   }
 
@@ -306,7 +306,7 @@ class Runner {
     TimelinePoint pt;
     pt.t_ms = double(now - log_start_) / 1e6;
     pt.iops = double(ios - log_ios_) * 1e9 / double(now - log_next_);
-    pt.adaptive = hio_queue_adaptive_view(q_, &pt.view) == 0;
+    pt.adaptive = hio_queue_adaptive_view_get(q_, &pt.view) == 0;
     r.timeline.push_back(pt);
     log_next_ = now;
     log_ios_ = ios;
@@ -318,7 +318,7 @@ class Runner {
     if (c.res >= 0 && uint32_t(c.res) == c.len) return false;
     if (!r.error) {
       char msg[512];
-      hio_completion_describe_handle(h_, &c, msg, sizeof msg);
+      hio_handle_completion_describe(h_, &c, msg, sizeof msg);
       r.error = c.res < 0 ? -c.res : EIO;
       r.error_msg = prefix + std::string(msg);
       if (c.res >= 0) r.error_msg += " (short transfer of " + std::to_string(c.len) + ")";

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "hybridio/hio.h"
+#include "hybridio/hio_adaptive.h"
 #include "options.hpp"
 #include "shared.hpp"
 

@@ -285,8 +285,8 @@ static int hio_fio_open_file(struct thread_data *td, struct fio_file *f) {
 
 static void close_handle(struct hio_fio_job *j, struct hio_fio_file *hf) {
   if (!hf->handle) return;
-  hio_queue *reads = hio_handle_queue(hf->handle, HIO_HANDLE_READS);
-  hio_queue *writes = hio_handle_queue(hf->handle, HIO_HANDLE_WRITES);
+  hio_queue *reads = hio_handle_queue_get(hf->handle, HIO_HANDLE_READS);
+  hio_queue *writes = hio_handle_queue_get(hf->handle, HIO_HANDLE_WRITES);
   if (reads) hio_fio_figures_add(&j->figures, reads);
   if (writes && writes != reads) hio_fio_figures_add(&j->figures, writes);
   int r = hio_handle_close(hf->handle);

@@ -11,7 +11,7 @@ void hio_fio_figures_add(struct hio_fio_figures *f, hio_queue *q) {
   hio_queue_stats s = {.struct_size = sizeof(s)};
   if (hio_queue_stats_get(q, &s) < 0) return;
   hio_queue_stats *t = &f->total;
-  if (f->queues++ == 0) hio_queue_get_strategy(q, &f->strategy);
+  if (f->queues++ == 0) hio_queue_strategy_get(q, &f->strategy);
   t->submitted += s.submitted;
   t->completed += s.completed;
   t->errors += s.errors;
@@ -31,7 +31,7 @@ void hio_fio_figures_add(struct hio_fio_figures *f, hio_queue *q) {
   for (int m = 0; m < 3; m++) t->adaptive_ns[m] += s.adaptive_ns[m];
   t->adaptive_switches += s.adaptive_switches;
   t->adaptive_probes += s.adaptive_probes;
-  if (!f->have_view && hio_queue_adaptive_view(q, &f->view) == 0) f->have_view = 1;
+  if (!f->have_view && hio_queue_adaptive_view_get(q, &f->view) == 0) f->have_view = 1;
 }
 
 static double mode_pct(const struct hio_fio_figures *f, int m) {

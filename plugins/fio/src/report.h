@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include <hybridio/hio.h>
+#include <hybridio/hio_adaptive.h>
 
 struct hio_fio_figures {
   hio_strategy strategy;

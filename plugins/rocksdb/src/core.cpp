@@ -24,7 +24,7 @@ void add_queue(const ThreadQueue& tq, Stats* s) {
   s->sleep_ns += st.sleep_ns;
   s->spin_ns += st.spin_ns;
   hio_strategy strat{};
-  hio_queue_get_strategy(q, &strat);
+  hio_queue_strategy_get(q, &strat);
   double ns[3] = {0, 0, 0};
   if (strat.mode == HIO_WAIT_ADAPTIVE) {
     for (int m = 0; m < 3; m++) ns[m] = double(st.adaptive_ns[m]);
