@@ -26,8 +26,9 @@ build build
 
 step "ASan+UBSan build + unit tests"
 build build-asan -DCMAKE_BUILD_TYPE=Debug -DHIO_SANITIZE=address,undefined
-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 build-asan/tests/unit/hio-unit-tests
-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 build-asan/plugins/rocksdb/tests/hio-rocksdb-tests
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 build-asan/tests/library/hio-library-tests
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 build-asan/tests/hio-bench/hio-bench-tests
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 build-asan/tests/rocksdb/hio-rocksdb-tests
 # The fio engine inside Debian's fio, with the sanitizers' runtimes preloaded
 # (fio's own allocations are not ours to check for leaks).
 LD_PRELOAD="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)" \
@@ -36,8 +37,8 @@ LD_PRELOAD="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.s
 
 step "TSan build + threaded tests"
 build build-tsan -DCMAKE_BUILD_TYPE=Debug -DHIO_SANITIZE=thread
-TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/unit/hio-unit-tests --gtest_filter='Threads*'
+TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/library/hio-library-tests --gtest_filter='Threads*'
 
 step "hio-bench command-line tests, hio-study tests, RocksDB plugin end to end, fio engine (pytest)"
 # PYTHONPATH: test this checkout's study package, wherever one is installed.
-HIO_BENCH=build/hio-bench HIO_BUILD=build PYTHONPATH="$PWD/python" "$py" -m pytest -q tests/cli tests/python tests/plugin tests/fio
+HIO_BENCH=build/hio-bench HIO_BUILD=build PYTHONPATH="$PWD/python" "$py" -m pytest -q tests/hio-bench tests/study tests/rocksdb tests/fio

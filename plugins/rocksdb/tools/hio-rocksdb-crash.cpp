@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The writer and checker of the plugin's durability test (tests/plugin):
+// The writer and checker of the plugin's durability test (tests/rocksdb):
 //
 //   hio-rocksdb-crash write --db DIR --uri URI [--seed N]
 //     writes keys with sync=true until killed; prints on stdout, one line per
