@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
 """Shared helpers of the bench scripts: run hio-bench or fio, summarise repeats (figures: hybridio.hiobench)."""
+
 import json
 import os
 import statistics

@@ -13,6 +13,7 @@ For each profile, measured with --completion=poll, 4 KiB random reads:
   applies.
 Medians of --repeats runs, alternating with the instant device.
 """
+
 import argparse
 import statistics
 import sys
@@ -39,12 +40,27 @@ def main():
             ap.error(f"unknown profile {p!r} (profiles: {', '.join(PROFILES)})")
 
     def run(target, qd):
-        return summary(run_json([a.hio_bench, "--name=f", f"--filename={target},size=1g", "--rw=randread", "--bs=4k",
-                                 f"--iodepth={qd}", "--completion=poll", f"--runtime={a.runtime:g}", "--time_based",
-                                 "--output-format=json"]))
+        return summary(
+            run_json(
+                [
+                    a.hio_bench,
+                    "--name=f",
+                    f"--filename={target},size=1g",
+                    "--rw=randread",
+                    "--bs=4k",
+                    f"--iodepth={qd}",
+                    "--completion=poll",
+                    f"--runtime={a.runtime:g}",
+                    "--time_based",
+                    "--output-format=json",
+                ]
+            )
+        )
 
-    print("| profile | QD1 mean latency | expected (profile + overhead) | ratio | "
-          f"QD{a.iodepth} IOPS | ceiling | CPU limit | ratio to the lower | limited by |")
+    print(
+        "| profile | QD1 mean latency | expected (profile + overhead) | ratio | "
+        f"QD{a.iodepth} IOPS | ceiling | CPU limit | ratio to the lower | limited by |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for p in profiles:
         lat_us, ceiling = PROFILES[p]
@@ -59,11 +75,13 @@ def main():
         m_iops, s_iops = median_spread(iops)
         m_cpu = statistics.median(cpu)
         limit = min(ceiling, m_cpu)
-        print(f"| {p} | {m_lat:.2f} µs (±{s_lat / 2:.1f}%) | {lat_us} + {m_over:.2f} = {lat_us + m_over:.2f} µs | "
-              f"**{m_lat / (lat_us + m_over):.3f}** | {m_iops / 1e3:.0f}K (±{s_iops / 2:.1f}%) | "
-              f"{ceiling / 1e3:.0f}K | "
-              f"{m_cpu / 1e3:.0f}K | **{m_iops / limit:.3f}** | {'CPU' if m_cpu < ceiling else 'device ceiling'} |",
-              flush=True)
+        print(
+            f"| {p} | {m_lat:.2f} µs (±{s_lat / 2:.1f}%) | {lat_us} + {m_over:.2f} = {lat_us + m_over:.2f} µs | "
+            f"**{m_lat / (lat_us + m_over):.3f}** | {m_iops / 1e3:.0f}K (±{s_iops / 2:.1f}%) | "
+            f"{ceiling / 1e3:.0f}K | "
+            f"{m_cpu / 1e3:.0f}K | **{m_iops / limit:.3f}** | {'CPU' if m_cpu < ceiling else 'device ceiling'} |",
+            flush=True,
+        )
     print(f"\n{a.repeats} runs of {a.runtime:g} s per figure; ± is half the spread (max−min) over the median.")
 
 

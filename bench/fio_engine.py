@@ -13,6 +13,7 @@ interval (hybridio.stats):
 Prints a Markdown table (docs/benchmarks.md) and writes the job file and
 fio's JSON.
 """
+
 import argparse
 import json
 import random
@@ -44,8 +45,18 @@ CLAIMS = [
 
 def job_file(a, engine):
     rng = random.Random(a.seed)
-    lines = ["[global]", f"filename={a.file}", f"size={a.size}", "rw=randread", "bs=4k", "direct=1",
-             f"runtime={a.runtime:g}", "time_based", "ramp_time=0.5", "group_reporting=0"]
+    lines = [
+        "[global]",
+        f"filename={a.file}",
+        f"size={a.size}",
+        "rw=randread",
+        "bs=4k",
+        "direct=1",
+        f"runtime={a.runtime:g}",
+        "time_based",
+        "ramp_time=0.5",
+        "group_reporting=0",
+    ]
     if a.cpus_allowed:
         lines.append(f"cpus_allowed={a.cpus_allowed}")
     for r in range(a.rounds):
@@ -94,11 +105,10 @@ def main():
     out_path.parent.mkdir(parents=True, exist_ok=True)
     job_path = out_path.with_suffix(".fio")
     job_path.write_text(jobs)
-    p = subprocess.run([fio, "--output-format=json", str(job_path)], capture_output=True, text=True,
-                       errors="replace")
+    p = subprocess.run([fio, "--output-format=json", str(job_path)], capture_output=True, text=True, errors="replace")
     if p.returncode != 0:
         sys.exit(f"fio failed ({p.returncode}):\n{p.stderr[-2000:]}")
-    out = json.loads(p.stdout[p.stdout.index("{"):])
+    out = json.loads(p.stdout[p.stdout.index("{") :])
     out_path.write_text(json.dumps(out, indent=1))
     got = {}
     for job in out["jobs"]:

@@ -17,6 +17,7 @@ on hio-bench), one after the other, then compares:
   interval (hybridio.stats). Claim: within 5% (0.95..1.05).
 Prints a Markdown table (docs/benchmarks.md); both studies stay in --out.
 """
+
 import argparse
 import json
 import os
@@ -47,8 +48,11 @@ def iops_by_round(folder, driver):
 
 def winners(folder):
     """{(target, load): winner or "tie"} as the study's verdicts name them."""
-    return {(v["target"], int(load)): w for v in json.loads((folder / "verdicts.json").read_text())
-            for load, w in v["winners"].items()}
+    return {
+        (v["target"], int(load)): w
+        for v in json.loads((folder / "verdicts.json").read_text())
+        for load, w in v["winners"].items()
+    }
 
 
 def leaders(folder):
@@ -79,22 +83,48 @@ def main():
     out = Path(a.out)
     folders = {d: out / d for d in DRIVERS}
     for d in DRIVERS:
-        cmd = [sys.executable, "-m", "hybridio.study", "--driver", d, "--targets", a.targets, "--loads", a.loads,
-               "--strategies", a.strategies, "--repeats", str(a.repeats), "--threads", "1", "--budget", "0",
-               "--timeline", "0", "--bursty", "0", "--handles", "0", "--hio-bench", a.hio_bench,
-               "--fio-engine", a.fio_engine, "--out", str(folders[d])]
+        cmd = [
+            sys.executable,
+            "-m",
+            "hybridio.study",
+            "--driver",
+            d,
+            "--targets",
+            a.targets,
+            "--loads",
+            a.loads,
+            "--strategies",
+            a.strategies,
+            "--repeats",
+            str(a.repeats),
+            "--threads",
+            "1",
+            "--budget",
+            "0",
+            "--timeline",
+            "0",
+            "--bursty",
+            "0",
+            "--handles",
+            "0",
+            "--hio-bench",
+            a.hio_bench,
+            "--fio-engine",
+            a.fio_engine,
+            "--out",
+            str(folders[d]),
+        ]
         print(f"study_drivers.py: {' '.join(cmd[1:])}", file=sys.stderr, flush=True)
         if subprocess.run(cmd, env={**os.environ, "PYTHONPATH": str(ROOT / "python")}).returncode:
             sys.exit(f"study_drivers.py: the {d} study failed")
     iops = {d: iops_by_round(folders[d], d) for d in DRIVERS}
     won = {d: winners(folders[d]) for d in DRIVERS}
     led = {d: leaders(folders[d]) for d in DRIVERS}
-    print("| target | load | winner: hio-bench | winner: fio | strategy | fio / hio-bench IOPS [95% CI] | "
-          "within 5% |")
+    print("| target | load | winner: hio-bench | winner: fio | strategy | fio / hio-bench IOPS [95% CI] | within 5% |")
     print("|---|---:|---|---|---|---|---|")
     counts = {stats.MET: 0, stats.NOT_MET: 0, stats.UNRESOLVED: 0}
     disagree = []
-    for (target, strategy, load) in sorted(iops["hio-bench"], key=lambda k: (k[0], k[2], k[1])):
+    for target, strategy, load in sorted(iops["hio-bench"], key=lambda k: (k[0], k[2], k[1])):
         a_rounds, b_rounds = iops["hio-bench"][(target, strategy, load)], iops["fio"].get((target, strategy, load))
         if not b_rounds:
             continue
@@ -108,18 +138,26 @@ def main():
         print(f"| {target} | {load}% | {wa} | {wb} | {strategy} | {iv.text(3)} | {stats.STATE_WORDS[state]} |")
     cells = sorted(won["hio-bench"])
     same = sum(won["hio-bench"][c] == won["fio"].get(c) for c in cells)
-    print(f"\nWinners (paired): the same at {same} of {len(cells)} target-loads; different winners named at "
-          f"{len(disagree)}{': ' + '; '.join(disagree) if disagree else ''}.")
+    print(
+        f"\nWinners (paired): the same at {same} of {len(cells)} target-loads; different winners named at "
+        f"{len(disagree)}{': ' + '; '.join(disagree) if disagree else ''}."
+    )
     differ = []
     for c in cells:
         (la, sa), (lb, sb) = led["hio-bench"][c], led["fio"][c]
         if la != lb:
-            differ.append(f"{c[0]} at {c[1]}%: {la} (fio had it at {sb[la]:.3f} of {lb}) against {lb} "
-                          f"(hio-bench had it at {sa[lb]:.3f} of {la})")
-    print(f"Best static strategy by median score: the same at {len(cells) - len(differ)} of {len(cells)}"
-          f"{'; different at ' + '; '.join(differ) if differ else ''}.")
-    print(f"IOPS within 5%: {counts[stats.MET]} met, {counts[stats.NOT_MET]} NOT met, "
-          f"{counts[stats.UNRESOLVED]} unresolved.")
+            differ.append(
+                f"{c[0]} at {c[1]}%: {la} (fio had it at {sb[la]:.3f} of {lb}) against {lb} "
+                f"(hio-bench had it at {sa[lb]:.3f} of {la})"
+            )
+    print(
+        f"Best static strategy by median score: the same at {len(cells) - len(differ)} of {len(cells)}"
+        f"{'; different at ' + '; '.join(differ) if differ else ''}."
+    )
+    print(
+        f"IOPS within 5%: {counts[stats.MET]} met, {counts[stats.NOT_MET]} NOT met, "
+        f"{counts[stats.UNRESOLVED]} unresolved."
+    )
     print(f"The two studies: {folders['hio-bench']}, {folders['fio']}", file=sys.stderr)
 
 

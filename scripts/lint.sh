@@ -6,6 +6,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 .venv/bin/python -m ruff check --quiet . && echo "lint: ruff found nothing"  # scripts/deps.sh lint makes .venv
+.venv/bin/python -m ruff format --check --quiet . || {
+  echo "lint: the Python files above are not formatted: make format" >&2
+  exit 1
+}
+echo "lint: ruff's formatting holds"
 
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
   files=$(git ls-files)

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
 """hybridio's study tools: run hio-bench beside a co-runner and report."""
+
 from pathlib import Path
 
 
@@ -10,6 +11,7 @@ def _version():
     if source.is_file():
         return source.read_text().strip()
     from importlib.metadata import version
+
     return version("hybridio")
 
 

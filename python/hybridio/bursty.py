@@ -18,6 +18,7 @@ of that phase is its reaction.
 
 Run it alone: python3 -m hybridio.bursty --help. `make study` runs it too.
 """
+
 import argparse
 import json
 import os
@@ -36,8 +37,12 @@ from . import hiobench, stats
 from .errors import UsageError
 
 BURSTS_MS = (20, 50, 200, 1000, 0)  # 0: always on
-STRATEGIES = {"poll": ("poll", None), "interrupt": ("interrupt", None),
-              "adaptive": ("adaptive", "shared"), "adaptive-own": ("adaptive", "own")}
+STRATEGIES = {
+    "poll": ("poll", None),
+    "interrupt": ("interrupt", None),
+    "adaptive": ("adaptive", "shared"),
+    "adaptive-own": ("adaptive", "own"),
+}
 STATIC = ("poll", "interrupt")
 LOG = "1ms"
 
@@ -60,8 +65,11 @@ class Neighbour:
         self.cpu, self.burst = cpu, burst_ms
         self.transitions = []
         self._stop = threading.Event()
-        self.proc = subprocess.Popen(["sh", "-c", "while :; do :; done"], start_new_session=True,
-                                     preexec_fn=lambda: os.sched_setaffinity(0, {cpu}))
+        self.proc = subprocess.Popen(
+            ["sh", "-c", "while :; do :; done"],
+            start_new_session=True,
+            preexec_fn=lambda: os.sched_setaffinity(0, {cpu}),
+        )
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def __enter__(self):
@@ -94,9 +102,20 @@ class Neighbour:
 
 def command(hio_bench, target, strategy, cpu, runtime, size, numjobs=1):
     mode, objective = STRATEGIES[strategy]
-    cmd = [hio_bench, "--name=bursty", f"--filename={target}", "--rw=randread", "--bs=4k", "--iodepth=1",
-           f"--runtime={runtime:g}", "--time_based", f"--cpus_allowed={cpu}", f"--completion={mode}",
-           f"--numjobs={numjobs}", "--output-format=json"]
+    cmd = [
+        hio_bench,
+        "--name=bursty",
+        f"--filename={target}",
+        "--rw=randread",
+        "--bs=4k",
+        "--iodepth=1",
+        f"--runtime={runtime:g}",
+        "--time_based",
+        f"--cpus_allowed={cpu}",
+        f"--completion={mode}",
+        f"--numjobs={numjobs}",
+        "--output-format=json",
+    ]
     if not target.startswith("emu:"):
         cmd += ["--direct=1", f"--size={size}"]
     if objective:
@@ -112,6 +131,7 @@ def measure(a, target, strategy, burst, started=None):
     def io():
         jobs = json.loads(hiobench.run(cmd, a.runtime * 5 + 60, started))["jobs"]
         return sum(j["read"]["iops"] for j in jobs), jobs[0]
+
     if burst is None or burst == NONE:
         iops, job = io()
         return {"iops": iops, "neighbour_cpu_ns": 0, "job": job, "transitions": []}
@@ -206,8 +226,10 @@ def summarize(results, targets, bursts):
             row = {"target": t, "burst_ms": b, "strategies": {}, "versus_best": {}}
             names = sorted({s for rd in rounds.values() for s in rd})
             for s in names:
-                row["strategies"][s] = {k: median_spread([rd[s][k] for rd in rounds.values() if s in rd])
-                                        for k in ("own", "theirs", "shared")}
+                row["strategies"][s] = {
+                    k: median_spread([rd[s][k] for rd in rounds.values() if s in rd])
+                    for k in ("own", "theirs", "shared")
+                }
             for s in names:
                 if s in STATIC:
                     continue
@@ -219,13 +241,15 @@ def summarize(results, targets, bursts):
                 if not statics:
                     continue
                 best = max(statics, key=lambda x: statistics.fmean(rd[x][obj] for rd in rounds.values() if x in rd))
-                ratios = [rd[s][obj] / rd[best][obj] for rd in rounds.values()
-                          if s in rd and best in rd and rd[best][obj]]
+                ratios = [
+                    rd[s][obj] / rd[best][obj] for rd in rounds.values() if s in rd and best in rd and rd[best][obj]
+                ]
                 row["versus_best"][s] = median_spread(ratios)
                 if ratios and row["versus_best"][s]:
                     iv = stats.ratio_interval(ratios)
-                    row["versus_best"][s].update(iv.as_dict("gm_"), state=stats.judge(iv, GOAL),
-                                                 interval_text=iv.text(3))
+                    row["versus_best"][s].update(
+                        iv.as_dict("gm_"), state=stats.judge(iv, GOAL), interval_text=iv.text(3)
+                    )
             rows.append(row)
     return rows
 
@@ -262,9 +286,14 @@ def reaction_summary(results, rows, targets):
                     for k, v in reactions(r, right_on[objective_of(s)], ("poll",)).items():
                         got[k] += v
             never = {k: sum(1 for x in v if x is None) for k, v in got.items()}
-            out[f"{t} {s}"] = {"right_on": " or ".join(right_on[objective_of(s)]), "right_off": "poll",
-                               "on": median_spread(got["on"]), "off": median_spread(got["off"]),
-                               "never": never, "changes": {k: len(v) for k, v in got.items()}}
+            out[f"{t} {s}"] = {
+                "right_on": " or ".join(right_on[objective_of(s)]),
+                "right_off": "poll",
+                "on": median_spread(got["on"]),
+                "off": median_spread(got["off"]),
+                "never": never,
+                "changes": {k: len(v) for k, v in got.items()},
+            }
     return out
 
 
@@ -273,23 +302,36 @@ def fmt(ms):
 
 
 def markdown(rows, react):
-    lines = ["| target | neighbour | poll | interrupt | adaptive (shared) | adaptive / best | adaptive-own: own "
-             "| adaptive-own / best own |", "|---|---|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        "| target | neighbour | poll | interrupt | adaptive (shared) | adaptive / best | adaptive-own: own "
+        "| adaptive-own / best own |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
     for r in rows:
         st, vb = r["strategies"], r["versus_best"]
 
         def cell(s, k):
             return fmt(st[s][k]) if s in st else "-"
-        lines.append(f"| {r['target']} | {burst_name(r['burst_ms'])} | {cell('poll', 'shared')} | "
-                     f"{cell('interrupt', 'shared')} | {cell('adaptive', 'shared')} | {fmt(vb.get('adaptive'))} | "
-                     f"{cell('adaptive-own', 'own')} | {fmt(vb.get('adaptive-own'))} |")
-    lines += ["", "| run | right mode (on / off) | settle after a start, ms | after a stop, ms | never settled |",
-              "|---|---|---:|---:|---:|"]
+
+        lines.append(
+            f"| {r['target']} | {burst_name(r['burst_ms'])} | {cell('poll', 'shared')} | "
+            f"{cell('interrupt', 'shared')} | {cell('adaptive', 'shared')} | {fmt(vb.get('adaptive'))} | "
+            f"{cell('adaptive-own', 'own')} | {fmt(vb.get('adaptive-own'))} |"
+        )
+    lines += [
+        "",
+        "| run | right mode (on / off) | settle after a start, ms | after a stop, ms | never settled |",
+        "|---|---|---:|---:|---:|",
+    ]
     for k, v in react.items():
+
         def ms(x):
             return "-" if x is None else f"{x['median']:.1f} ({x['min']:.1f}–{x['max']:.1f}, n={x['n']})"
-        lines.append(f"| {k} | {v['right_on']} / {v['right_off']} | {ms(v['on'])} | {ms(v['off'])} | "
-                     f"{v['never']['on']}/{v['changes']['on']} on, {v['never']['off']}/{v['changes']['off']} off |")
+
+        lines.append(
+            f"| {k} | {v['right_on']} / {v['right_off']} | {ms(v['on'])} | {ms(v['off'])} | "
+            f"{v['never']['on']}/{v['changes']['on']} on, {v['never']['off']}/{v['changes']['off']} off |"
+        )
     return "\n".join(lines)
 
 
@@ -300,10 +342,12 @@ def verdict(row):
         if v is None:
             continue
         state = v.get("state", stats.UNRESOLVED)
-        out.append(f"{row['target']}, {burst_name(row['burst_ms'])}: {s} scored {v['median']:.3f} "
-                   f"({v['min']:.3f}–{v['max']:.3f}, {v['n']} rounds) of the better static strategy by its "
-                   f"objective ({objective_of(s)}); paired geometric mean and 95% interval "
-                   f"{v.get('interval_text', 'none')}; goal >= {GOAL:.2f}: {stats.STATE_WORDS[state]}.")
+        out.append(
+            f"{row['target']}, {burst_name(row['burst_ms'])}: {s} scored {v['median']:.3f} "
+            f"({v['min']:.3f}–{v['max']:.3f}, {v['n']} rounds) of the better static strategy by its "
+            f"objective ({objective_of(s)}); paired geometric mean and 95% interval "
+            f"{v.get('interval_text', 'none')}; goal >= {GOAL:.2f}: {stats.STATE_WORDS[state]}."
+        )
     return out
 
 
@@ -317,11 +361,18 @@ def claims(rows, target):
         for s, v in row["versus_best"].items():
             if not v or "state" not in v:
                 continue
-            out.append({"id": f"bursty-{row['burst_ms']}-{s}", "load": None, "state": v["state"], "threshold": GOAL,
-                        "text": f"beside a neighbour {burst_name(row['burst_ms'])}, {s} >= {GOAL:.2f} x the better "
-                                f"static strategy by its objective ({objective_of(s)})",
-                        "interval": {k.removeprefix("gm_"): v[k] for k in v if k.startswith("gm_")},
-                        "interval_text": v["interval_text"]})
+            out.append(
+                {
+                    "id": f"bursty-{row['burst_ms']}-{s}",
+                    "load": None,
+                    "state": v["state"],
+                    "threshold": GOAL,
+                    "text": f"beside a neighbour {burst_name(row['burst_ms'])}, {s} >= {GOAL:.2f} x the better "
+                    f"static strategy by its objective ({objective_of(s)})",
+                    "interval": {k.removeprefix("gm_"): v[k] for k in v if k.startswith("gm_")},
+                    "interval_text": v["interval_text"],
+                }
+            )
     return out
 
 
@@ -336,12 +387,16 @@ def findings(rows, react, target):
         v = react.get(f"{target} {s}")
         if not v:
             continue
+
         def ms(x):
             return "never" if x is None else f"{x['median']:.1f} ms (median; {x['min']:.1f}–{x['max']:.1f})"
-        out.append(f"Bursty neighbour, {s}: after the neighbour started it settled on {v['right_on']} in "
-                   f"{ms(v['on'])}, after it stopped on poll in {ms(v['off'])}; {v['never']['on']} of "
-                   f"{v['changes']['on']} starts and {v['never']['off']} of {v['changes']['off']} stops never "
-                   f"settled within their phase (1 ms log; goal: within 10 ms).")
+
+        out.append(
+            f"Bursty neighbour, {s}: after the neighbour started it settled on {v['right_on']} in "
+            f"{ms(v['on'])}, after it stopped on poll in {ms(v['off'])}; {v['never']['on']} of "
+            f"{v['changes']['on']} starts and {v['never']['off']} of {v['changes']['off']} stops never "
+            f"settled within their phase (1 ms log; goal: within 10 ms)."
+        )
     return out
 
 
@@ -379,16 +434,24 @@ def steps(targets, bursts, strategies, repeats):
 
 
 def parse_args(argv):
-    ap = argparse.ArgumentParser(prog="python3 -m hybridio.bursty", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python3 -m hybridio.bursty", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--targets", default="file,emu:pcie3", help="'file' (see --file), emu:PROFILE or a path")
     ap.add_argument("--file", default="/tmp/hybridio-study.dat", help="the disk target (default: %(default)s)")
     ap.add_argument("--size", default="1g", help="size of the file target (default: %(default)s)")
-    ap.add_argument("--bursts", default="20,50,200,1000,0",
-                    help="on/off ms, 0 for always on, -1 for no neighbour (default: %(default)s)")
-    ap.add_argument("--numjobs", type=int, default=1,
-                    help="I/O threads, each with a queue of its own, all on the shared core; IOPS are their sum "
-                         "(default: %(default)s)")
+    ap.add_argument(
+        "--bursts",
+        default="20,50,200,1000,0",
+        help="on/off ms, 0 for always on, -1 for no neighbour (default: %(default)s)",
+    )
+    ap.add_argument(
+        "--numjobs",
+        type=int,
+        default=1,
+        help="I/O threads, each with a queue of its own, all on the shared core; IOPS are their sum "
+        "(default: %(default)s)",
+    )
     ap.add_argument("--strategies", default=",".join(STRATEGIES), help="(default: %(default)s)")
     ap.add_argument("--repeats", type=int, default=5, help="rounds (default: %(default)s)")
     ap.add_argument("--runtime", type=float, default=2, help="seconds per run (default: %(default)s)")
@@ -436,6 +499,7 @@ def main(argv=None):
     def step(what):
         bar.update()
         bar.set_description(what[:40])
+
     try:
         results = run(a, targets, bursts, strategies, step)
     except RuntimeError as e:

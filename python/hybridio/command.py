@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """How a study command ends: its steps, and the exit status and one line
 each failure gets."""
+
 import sys
 
 from .errors import UsageError

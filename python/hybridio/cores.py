@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
 """Core limitation: affinity always; a cgroup v2 cpuset where the machine has one and lets us write it."""
+
 import os
 from pathlib import Path
 

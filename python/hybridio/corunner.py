@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """The co-runner: stress-ng as the CPU-bound (or memory-bound) application
 sharing the I/O's cores, with its throughput (bogo ops/s) as a result."""
+
 import os
 import re
 import shutil
@@ -88,8 +89,13 @@ class CoRunner:
 
     def command(self, yaml_path):
         n = max(1, len(expand_cpus(self.cpus)))
-        cmd = ["stress-ng", f"--timeout={self.seconds}s", "--metrics-brief", f"--yaml={yaml_path}",
-               f"--taskset={self.cpus}"]
+        cmd = [
+            "stress-ng",
+            f"--timeout={self.seconds}s",
+            "--metrics-brief",
+            f"--yaml={yaml_path}",
+            f"--taskset={self.cpus}",
+        ]
         if self.kind == "cpu":
             cmd += [f"--cpu={n}", f"--cpu-load={self.load}", "--cpu-method=int64", "--cpu-load-slice=1"]
         else:
@@ -101,8 +107,9 @@ class CoRunner:
         os.close(fd)
         # Its own session: a terminal's Ctrl-C reaches the study, which kills
         # the whole group, and nothing of it outlives the study.
-        self.proc = subprocess.Popen(self.command(self._yaml), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                     start_new_session=True)
+        self.proc = subprocess.Popen(
+            self.command(self._yaml), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+        )
         if self.kind == "memory" and self.load < 100:
             self._duty = DutyCycle(self.proc, self.load).start()
         return self

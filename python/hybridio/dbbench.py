@@ -3,6 +3,7 @@
 the load, the measured runs, the parsing of ops/s and latency histograms,
 the per-run reset of the database to its loaded state, and the optional
 co-runner that is a second db_bench."""
+
 import os
 import re
 import shutil
@@ -25,16 +26,28 @@ LOAD_SEED = 1
 
 # db_bench's mixgraph "prefix_dist" workload (Cao et al., FAST '20, the
 # parameters of RocksDB's benchmark wiki): Get 83%, Put 14%, Seek 3%.
-MIXGRAPH = ["--keyrange_dist_a=14.18", "--keyrange_dist_b=-2.917", "--keyrange_dist_c=0.0164",
-            "--keyrange_dist_d=-0.08082", "--keyrange_num=30", "--value_k=0.2615", "--value_sigma=25.45",
-            "--iter_k=2.517", "--iter_sigma=14.236", "--mix_get_ratio=0.83", "--mix_put_ratio=0.14",
-            "--mix_seek_ratio=0.03"]
+MIXGRAPH = [
+    "--keyrange_dist_a=14.18",
+    "--keyrange_dist_b=-2.917",
+    "--keyrange_dist_c=0.0164",
+    "--keyrange_dist_d=-0.08082",
+    "--keyrange_num=30",
+    "--value_k=0.2615",
+    "--value_sigma=25.45",
+    "--iter_k=2.517",
+    "--iter_sigma=14.236",
+    "--mix_get_ratio=0.83",
+    "--mix_put_ratio=0.14",
+    "--mix_seek_ratio=0.03",
+]
 
 
 def check(db_bench):
     if not shutil.which(db_bench):
-        raise UsageError(f"db_bench not found ({db_bench!r}): install it with `apt-get install -y rocksdb-tools` "
-                         f"(or `scripts/deps.sh study`), or pass --db-bench")
+        raise UsageError(
+            f"db_bench not found ({db_bench!r}): install it with `apt-get install -y rocksdb-tools` "
+            f"(or `scripts/deps.sh study`), or pass --db-bench"
+        )
 
 
 def sizes():
@@ -44,8 +57,7 @@ def sizes():
 def load_command(db_bench, db, num):
     """fillrandom, then one full compaction, so that every study starts from
     the same settled tree rather than from whatever L0 the load left."""
-    return [db_bench, "--benchmarks=fillrandom,compact", f"--num={num}", *sizes(), f"--seed={LOAD_SEED}",
-            f"--db={db}"]
+    return [db_bench, "--benchmarks=fillrandom,compact", f"--num={num}", *sizes(), f"--seed={LOAD_SEED}", f"--db={db}"]
 
 
 def run_command(db_bench, db, workload, num, seconds, cache_bytes, seed, direct_reads=False, fs_uri=None, threads=1):
@@ -54,8 +66,15 @@ def run_command(db_bench, db, workload, num, seconds, cache_bytes, seed, direct_
     cmd = [db_bench, f"--benchmarks={workload}", "--use_existing_db=1", f"--db={db}", f"--num={num}", *sizes()]
     if workload == "mixgraph":
         cmd += MIXGRAPH
-    cmd += [f"--threads={threads}", f"--duration={seconds}", "--histogram=1", "--statistics=0",
-            f"--cache_size={cache_bytes}", f"--use_direct_reads={int(direct_reads)}", f"--seed={seed}"]
+    cmd += [
+        f"--threads={threads}",
+        f"--duration={seconds}",
+        "--histogram=1",
+        "--statistics=0",
+        f"--cache_size={cache_bytes}",
+        f"--use_direct_reads={int(direct_reads)}",
+        f"--seed={seed}",
+    ]
     if fs_uri:
         cmd.append(f"--fs_uri={fs_uri}")
     return cmd
@@ -63,13 +82,19 @@ def run_command(db_bench, db, workload, num, seconds, cache_bytes, seed, direct_
 
 # --- parsing ---------------------------------------------------------------------------------------------------
 
-_RESULT = re.compile(r"^(\w+)\s+:\s+([0-9.]+) micros/op\s+([0-9]+) ops/sec\s+([0-9.]+) seconds\s+([0-9]+) "
-                     r"operations;(.*)$", re.M)
+_RESULT = re.compile(
+    r"^(\w+)\s+:\s+([0-9.]+) micros/op\s+([0-9]+) ops/sec\s+([0-9.]+) seconds\s+([0-9]+) "
+    r"operations;(.*)$",
+    re.M,
+)
 _MIX = re.compile(r"Gets:(\d+) Puts:(\d+) Seek:(\d+)")
-_HIST = re.compile(r"^Microseconds per (\w+):\n"
-                   r"Count: (\d+) Average: ([0-9.]+)\s+StdDev: ([0-9.]+)\n"
-                   r"Min: (\d+)\s+Median: ([0-9.]+)\s+Max: (\d+)\n"
-                   r"Percentiles: (.*)\n-+\n((?:[\[(].*\n?)*)", re.M)
+_HIST = re.compile(
+    r"^Microseconds per (\w+):\n"
+    r"Count: (\d+) Average: ([0-9.]+)\s+StdDev: ([0-9.]+)\n"
+    r"Min: (\d+)\s+Median: ([0-9.]+)\s+Max: (\d+)\n"
+    r"Percentiles: (.*)\n-+\n((?:[\[(].*\n?)*)",
+    re.M,
+)
 _BUCKET = re.compile(r"^[\[(]\s*(\d+),\s*(\d+)\s*\]\s+(\d+)", re.M)  # the first bucket is "[ 0, 1 ]"
 
 
@@ -84,17 +109,29 @@ def parse(text, benchmark=None):
     m = results.get(benchmark) if benchmark else next(iter(results.values()))
     if m is None:
         raise ValueError(f"no {benchmark} result in db_bench's output")
-    out = {"benchmark": m.group(1), "micros_per_op": float(m.group(2)), "ops_per_s": float(m.group(3)),
-           "seconds": float(m.group(4)), "operations": int(m.group(5)), "mix": None, "histograms": {}}
+    out = {
+        "benchmark": m.group(1),
+        "micros_per_op": float(m.group(2)),
+        "ops_per_s": float(m.group(3)),
+        "seconds": float(m.group(4)),
+        "operations": int(m.group(5)),
+        "mix": None,
+        "histograms": {},
+    }
     mix = _MIX.search(m.group(6))
     if mix:
         out["mix"] = dict(zip(("gets", "puts", "seeks"), map(int, mix.groups())))
     for h in _HIST.finditer(text):
         pct = dict(re.findall(r"P([0-9.]+): ([0-9.]+)", h.group(8)))
         out["histograms"][h.group(1)] = {
-            "count": int(h.group(2)), "mean": float(h.group(3)), "min": int(h.group(5)), "max": int(h.group(7)),
-            "p50": float(pct["50"]) if "50" in pct else None, "p99": float(pct["99"]) if "99" in pct else None,
-            "buckets": [(int(a), int(b), int(c)) for a, b, c in _BUCKET.findall(h.group(9))]}
+            "count": int(h.group(2)),
+            "mean": float(h.group(3)),
+            "min": int(h.group(5)),
+            "max": int(h.group(7)),
+            "p50": float(pct["50"]) if "50" in pct else None,
+            "p99": float(pct["99"]) if "99" in pct else None,
+            "buckets": [(int(a), int(b), int(c)) for a, b, c in _BUCKET.findall(h.group(9))],
+        }
     out["p99_us"] = percentile(list(out["histograms"].values()), 99) if out["histograms"] else None
     return out
 
@@ -127,6 +164,7 @@ def version(text):
 
 
 # --- running ---------------------------------------------------------------------------------------------------
+
 
 def last_lines(text, n=8):
     """The last n lines of db_bench's stderr without its progress lines."""
@@ -161,8 +199,7 @@ def run(cmd, out_path, err_path, timeout, tick=None):
             deadline = time.monotonic() + timeout
             while p.poll() is None:
                 if time.monotonic() > deadline:
-                    raise RuntimeError(f"{' '.join(map(str, cmd))} did not finish within {timeout:g} s and was "
-                                       f"killed")
+                    raise RuntimeError(f"{' '.join(map(str, cmd))} did not finish within {timeout:g} s and was killed")
                 if tick:
                     tick()
                 time.sleep(0.2)
@@ -207,6 +244,7 @@ def load(cmd, log_path, num, progress=None):
 
 
 # --- the database between runs ---------------------------------------------------------------------------------
+
 
 def filesystem_type(path):
     """The type of the file system that holds `path` (e.g. ext4, tmpfs), from /proc/self/mounts."""
@@ -266,16 +304,30 @@ class FillCoRunner:
     leaving the block kills it."""
 
     def __init__(self, db_bench, db, load_pct, cpu, seconds):
-        self.cmd = ["taskset", "-c", str(cpu), db_bench, "--benchmarks=fillrandom", f"--db={db}", "--num=100000",
-                    f"--key_size={KEY_SIZE}", "--value_size=100", "--compression_type=none", "--disable_wal=1",
-                    "--threads=1", f"--duration={int(seconds)}", "--progress_reports=0"]
+        self.cmd = [
+            "taskset",
+            "-c",
+            str(cpu),
+            db_bench,
+            "--benchmarks=fillrandom",
+            f"--db={db}",
+            "--num=100000",
+            f"--key_size={KEY_SIZE}",
+            "--value_size=100",
+            "--compression_type=none",
+            "--disable_wal=1",
+            "--threads=1",
+            f"--duration={int(seconds)}",
+            "--progress_reports=0",
+        ]
         self.load = load_pct
         self.proc = None
         self._duty = None
 
     def __enter__(self):
-        self.proc = subprocess.Popen(self.cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                     start_new_session=True)
+        self.proc = subprocess.Popen(
+            self.cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+        )
         if self.load < 100:
             self._duty = DutyCycle(self.proc, self.load).start()
         return self

@@ -3,6 +3,7 @@
 hio-bench (the default), or fio with hybridio's fio engine. Each gives a
 cell's command, reads its output into the same figures, and says whether a
 target can run a strategy."""
+
 from . import fioengine, hiobench
 
 NAMES = ("hio-bench", "fio")

@@ -5,6 +5,7 @@ The study's second driver (hio-study --driver fio): the same cells as
 hio-bench's, as fio jobs whose ioengine is build/plugins/fio/libhybridio-fio.so.
 An emu: target becomes a diskless job with hio_emu=PROFILE.
 """
+
 import json
 import os
 import shutil
@@ -27,15 +28,27 @@ def check(fio, engine):
     if not shutil.which(fio):
         raise UsageError(f"--driver fio: fio not found as {fio!r} (apt-get install fio, or pass --fio)")
     if not Path(engine).is_file():
-        raise UsageError(f"--driver fio: the hybridio fio engine is not at {engine} (scripts/deps.sh test "
-                         f"fetches fio's source, then `make build` builds it; or pass --fio-engine)")
+        raise UsageError(
+            f"--driver fio: the hybridio fio engine is not at {engine} (scripts/deps.sh test "
+            f"fetches fio's source, then `make build` builds it; or pass --fio-engine)"
+        )
 
 
 def command(fio, engine, target, strategy, threads, iodepth, runtime, cpus, size=None):
     """The fio command line of one cell, the counterpart of hiobench.command."""
-    cmd = [fio, "--name=study", f"--ioengine=external:{engine}", "--rw=randread", "--bs=4k",
-           f"--iodepth={iodepth}", f"--numjobs={threads}", f"--runtime={max(1, round(runtime * 1000))}ms",
-           "--time_based", f"--hio_completion={strategy}", "--output-format=json"]
+    cmd = [
+        fio,
+        "--name=study",
+        f"--ioengine=external:{engine}",
+        "--rw=randread",
+        "--bs=4k",
+        f"--iodepth={iodepth}",
+        f"--numjobs={threads}",
+        f"--runtime={max(1, round(runtime * 1000))}ms",
+        "--time_based",
+        f"--hio_completion={strategy}",
+        "--output-format=json",
+    ]
     if target.startswith("emu:"):
         cmd += [f"--hio_emu={target.removeprefix('emu:')}", f"--size={size or EMU_SIZE}"]
     else:

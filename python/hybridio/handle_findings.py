@@ -7,8 +7,14 @@ claim judged on its ratio within every repeat, with its 95% interval
 from . import stats
 
 EXPERIMENTS = ("priority", "queues", "poll_period", "cache", "readahead", "split")
-TITLES = {"priority": "Priority", "queues": "Dedicated and shared queues", "poll_period": "Polling period",
-          "cache": "Block cache", "readahead": "Read-ahead", "split": "Reads apart from writes"}
+TITLES = {
+    "priority": "Priority",
+    "queues": "Dedicated and shared queues",
+    "poll_period": "Polling period",
+    "cache": "Block cache",
+    "readahead": "Read-ahead",
+    "split": "Reads apart from writes",
+}
 QUEUE_JOBS = (1, 2, 3, 4)
 QUEUE_MODES = ("dedicated", "shared")
 POLL_SIZES = ("4k", "8k", "16k", "64k")
@@ -25,11 +31,10 @@ SPLIT_QUEUES = ("shared", "split_rw")
 # The claims' thresholds.
 PRIORITY_RATIO = 2.0
 PRIORITY_SPREAD = 0.10
-REACH = 0.95       # a fixed period "reaches" the best when its IOPS >= REACH x best
-AUTO_CPU = 1.25    # auto may spend up to this x the cheapest CPU among those that reach the best
+REACH = 0.95  # a fixed period "reaches" the best when its IOPS >= REACH x best
+AUTO_CPU = 1.25  # auto may spend up to this x the cheapest CPU among those that reach the best
 READAHEAD_AUTO = 0.95
-EPS = 1e-9         # relative slack so that a figure exactly on a threshold counts as meeting it
-
+EPS = 1e-9  # relative slack so that a figure exactly on a threshold counts as meeting it
 
 
 def medians(results, experiment):
@@ -55,7 +60,7 @@ def medians(results, experiment):
             if any(isinstance(v, dict) for v in vals):
                 sub = {}
                 for v in vals:
-                    for k in (v or {}):
+                    for k in v or {}:
                         sub.setdefault(k, []).append(v[k])
                 figs[n] = {k: stats.median(v) for k, v in sub.items()}
             elif any(isinstance(v, list) for v in vals):
@@ -67,10 +72,15 @@ def medians(results, experiment):
             iv = stats.figure_interval([stats.number(rec["figures"].get(n)) for rec in recs])
             if iv and iv.n > 1:
                 ci95[n] = [iv.low, iv.high]
-        out[key] = {"config": recs[0]["config"], "target": recs[0].get("target"),
-                    "emulated": all(rec.get("emulated") for rec in recs), "repeats": len(recs), "figures": figs,
-                    "spread": {n: stats.spread_pct([rec["figures"].get(n) for rec in recs]) for n in names},
-                    "ci95": ci95}
+        out[key] = {
+            "config": recs[0]["config"],
+            "target": recs[0].get("target"),
+            "emulated": all(rec.get("emulated") for rec in recs),
+            "repeats": len(recs),
+            "figures": figs,
+            "spread": {n: stats.spread_pct([rec["figures"].get(n) for rec in recs]) for n in names},
+            "ci95": ci95,
+        }
     return out
 
 
@@ -145,22 +155,37 @@ def priority_claims(on_rounds, high, off_rounds):
     ratios = [_high_over_others(r, high) for r in on_rounds]
     if any(x is not None for x in ratios):
         others = [v for j, v in med_on.items() if j != high and v is not None]
-        c = judged("priority-high", f"with priority, the high job's IOPS >= {PRIORITY_RATIO:g} x each other job's",
-                   ratios, PRIORITY_RATIO, {"high_iops": med_on.get(high), "max_other_iops": max(others)})
+        c = judged(
+            "priority-high",
+            f"with priority, the high job's IOPS >= {PRIORITY_RATIO:g} x each other job's",
+            ratios,
+            PRIORITY_RATIO,
+            {"high_iops": med_on.get(high), "max_other_iops": max(others)},
+        )
         claims.append(c)
-        said.append(f"Priority: the high-priority job got {c['interval_text']}x the IOPS of the busiest other job "
-                    f"(claim: >= {PRIORITY_RATIO:g}x): {stats.STATE_WORDS[c['state']]}.")
+        said.append(
+            f"Priority: the high-priority job got {c['interval_text']}x the IOPS of the busiest other job "
+            f"(claim: >= {PRIORITY_RATIO:g}x): {stats.STATE_WORDS[c['state']]}."
+        )
     else:
         said.append("Priority: the run with priority is missing, so its claim is not judged.")
     spreads = [_max_over_min(r) for r in off_rounds]
     if any(x is not None for x in spreads):
         vals = [v for v in med_off.values() if v is not None]
-        c = judged("priority-off-even", f"without priority, the {len(vals)} jobs' IOPS are within "
-                                        f"{PRIORITY_SPREAD:.0%} of each other (max / min < {1 + PRIORITY_SPREAD:g})",
-                   spreads, 1 + PRIORITY_SPREAD, {"min_iops": min(vals), "max_iops": max(vals)}, below=True)
+        c = judged(
+            "priority-off-even",
+            f"without priority, the {len(vals)} jobs' IOPS are within "
+            f"{PRIORITY_SPREAD:.0%} of each other (max / min < {1 + PRIORITY_SPREAD:g})",
+            spreads,
+            1 + PRIORITY_SPREAD,
+            {"min_iops": min(vals), "max_iops": max(vals)},
+            below=True,
+        )
         claims.append(c)
-        said.append(f"Without priority the busiest of the {len(vals)} jobs got {c['interval_text']}x the IOPS of "
-                    f"the least busy (claim: < {1 + PRIORITY_SPREAD:g}x): {stats.STATE_WORDS[c['state']]}.")
+        said.append(
+            f"Without priority the busiest of the {len(vals)} jobs got {c['interval_text']}x the IOPS of "
+            f"the least busy (claim: < {1 + PRIORITY_SPREAD:g}x): {stats.STATE_WORDS[c['state']]}."
+        )
     else:
         said.append("Priority: the run without priority is missing, so its claim is not judged.")
     return claims, said
@@ -174,13 +199,27 @@ def _priority(results):
     for label, rec in (("on", on), ("off", off)):
         if rec:
             for j, v in rec["figures"].get("jobs", {}).items():
-                rows.append({"priority": label, "job": j, "device": device(rec["target"], rec["emulated"]),
-                             "IOPS": v, "repeats": rec["repeats"]})
+                rows.append(
+                    {
+                        "priority": label,
+                        "job": j,
+                        "device": device(rec["target"], rec["emulated"]),
+                        "IOPS": v,
+                        "repeats": rec["repeats"],
+                    }
+                )
     reps = by_repeat(results, "priority")
-    claims, said = priority_claims([r["priority-high"].get("jobs", {}) for r in reps if "priority-high" in r], high,
-                                   [r["priority-normal"].get("jobs", {}) for r in reps if "priority-normal" in r])
-    return {"columns": ["priority", "job", "device", "IOPS", "repeats"], "rows": rows, "claims": claims,
-            "sentences": said}
+    claims, said = priority_claims(
+        [r["priority-high"].get("jobs", {}) for r in reps if "priority-high" in r],
+        high,
+        [r["priority-normal"].get("jobs", {}) for r in reps if "priority-normal" in r],
+    )
+    return {
+        "columns": ["priority", "job", "device", "IOPS", "repeats"],
+        "rows": rows,
+        "claims": claims,
+        "sentences": said,
+    }
 
 
 def queue_peaks(points):
@@ -203,30 +242,46 @@ def _queues(results):
         f = rec["figures"]
         points.setdefault(q, {})[n] = f.get("iops")
         waits.setdefault(q, {})[n] = f.get("lock_wait_pct")
-        rows.append({"queue": q, "jobs": n, "device": device(rec["target"], rec["emulated"]), "IOPS": f.get("iops"),
-                     "lock wait %": f.get("lock_wait_pct"), "IOPS spread %": rec["spread"].get("iops"),
-                     "repeats": rec["repeats"]})
+        rows.append(
+            {
+                "queue": q,
+                "jobs": n,
+                "device": device(rec["target"], rec["emulated"]),
+                "IOPS": f.get("iops"),
+                "lock wait %": f.get("lock_wait_pct"),
+                "IOPS spread %": rec["spread"].get("iops"),
+                "repeats": rec["repeats"],
+            }
+        )
     rows.sort(key=lambda r: (QUEUE_MODES.index(r["queue"]) if r["queue"] in QUEUE_MODES else 9, r["jobs"]))
     peaks = queue_peaks(points)
     said = []
     if peaks:
-        parts = [f"{q} queues stop scaling at {n} job{'s' if n != 1 else ''} ({_k(points[q][n])} IOPS)"
-                 for q, n in peaks.items()]
+        parts = [
+            f"{q} queues stop scaling at {n} job{'s' if n != 1 else ''} ({_k(points[q][n])} IOPS)"
+            for q, n in peaks.items()
+        ]
         said.append("Queues: " + "; ".join(parts) + ".")
     top = max(QUEUE_JOBS)
     d, s = points.get("dedicated", {}).get(top), points.get("shared", {}).get(top)
     measured = {"peak_jobs": peaks}
     if d is not None and s:
         measured["dedicated_over_shared_at_4"] = d / s
-        said.append(f"At {top} jobs dedicated queues gave {d / s:.2f}x the IOPS of one shared queue "
-                    f"({_k(d)} against {_k(s)}); the shared queue's jobs waited for its lock "
-                    f"{_fx(waits['shared'].get(top))}% of the time, the dedicated ones "
-                    f"{_fx(waits.get('dedicated', {}).get(top))}%.")
+        said.append(
+            f"At {top} jobs dedicated queues gave {d / s:.2f}x the IOPS of one shared queue "
+            f"({_k(d)} against {_k(s)}); the shared queue's jobs waited for its lock "
+            f"{_fx(waits['shared'].get(top))}% of the time, the dedicated ones "
+            f"{_fx(waits.get('dedicated', {}).get(top))}%."
+        )
     elif not peaks:
         said.append("Queues: no runs.")
-    return {"columns": ["queue", "jobs", "device", "IOPS", "lock wait %", "IOPS spread %", "repeats"], "rows": rows,
-            "claims": [],
-            "sentences": said, "measured": measured}
+    return {
+        "columns": ["queue", "jobs", "device", "IOPS", "lock wait %", "IOPS spread %", "repeats"],
+        "rows": rows,
+        "claims": [],
+        "sentences": said,
+        "measured": measured,
+    }
 
 
 def poll_claim(fixed, auto):
@@ -236,19 +291,32 @@ def poll_claim(fixed, auto):
     >= 0.95 x best; cpu_floor = the least CPU among them, at floor_period_us.
     Returns those and auto's ratios to them (None where a figure is missing)."""
     good = {p: (i, c) for p, (i, c) in fixed.items() if i is not None}
-    f = {"best_period_us": None, "best_iops": None, "floor_period_us": None, "cpu_floor": None,
-         "reaching_periods_us": [], "auto_iops_ratio": None, "auto_cpu_ratio": None}
+    f = {
+        "best_period_us": None,
+        "best_iops": None,
+        "floor_period_us": None,
+        "cpu_floor": None,
+        "reaching_periods_us": [],
+        "auto_iops_ratio": None,
+        "auto_cpu_ratio": None,
+    }
     if not good:
         return f
     best = max(i for i, _ in good.values())
     # On a tie for the most IOPS: the cheaper period, then the longer one.
-    best_p = min((p for p, (i, _) in good.items() if i >= best),
-                 key=lambda p: (good[p][1] if good[p][1] is not None else float("inf"), -p))
+    best_p = min(
+        (p for p, (i, _) in good.items() if i >= best),
+        key=lambda p: (good[p][1] if good[p][1] is not None else float("inf"), -p),
+    )
     reach = {p: c for p, (i, c) in good.items() if _at_least(i, REACH * best) and c is not None}
     floor_p = min(reach, key=lambda p: (reach[p], -p)) if reach else None
-    f.update(best_period_us=best_p, best_iops=best, floor_period_us=floor_p,
-             cpu_floor=reach[floor_p] if reach else None,
-             reaching_periods_us=sorted(p for p, (i, _) in good.items() if _at_least(i, REACH * best)))
+    f.update(
+        best_period_us=best_p,
+        best_iops=best,
+        floor_period_us=floor_p,
+        cpu_floor=reach[floor_p] if reach else None,
+        reaching_periods_us=sorted(p for p, (i, _) in good.items() if _at_least(i, REACH * best)),
+    )
     if auto is not None:
         f["auto_iops_ratio"] = ratio(auto[0], best)
         f["auto_cpu_ratio"] = ratio(auto[1], f["cpu_floor"]) if f["cpu_floor"] else None
@@ -272,10 +340,20 @@ def _poll_period(results):
             g["auto"] = f
         else:
             g["fixed"][c["period"]] = f
-        rows.append({"target": dev, "bs": c["bs"], "period": _period_label(c["period"]), "period_us": c["period"],
-                     "IOPS": f.get("iops"), "CPU %": f.get("cpu_pct"), "mean period µs": f.get("period_us_mean"),
-                     "last period µs": f.get("period_us_last"), "IOPS spread %": rec["spread"].get("iops"),
-                     "repeats": rec["repeats"]})
+        rows.append(
+            {
+                "target": dev,
+                "bs": c["bs"],
+                "period": _period_label(c["period"]),
+                "period_us": c["period"],
+                "IOPS": f.get("iops"),
+                "CPU %": f.get("cpu_pct"),
+                "mean period µs": f.get("period_us_mean"),
+                "last period µs": f.get("period_us_last"),
+                "IOPS spread %": rec["spread"].get("iops"),
+                "repeats": rec["repeats"],
+            }
+        )
     claims, said, summary = [], [], []
     reps = by_repeat(results, "poll_period")
     for (target, bs), g in groups.items():
@@ -284,41 +362,96 @@ def _poll_period(results):
         r = poll_claim(fixed, auto)
         r.update(target=g["device"], bs=bs, state=None)
         if g["auto"]:
-            r.update(auto_period_us_mean=g["auto"].get("period_us_mean"),
-                     auto_period_us_last=g["auto"].get("period_us_last"))
+            r.update(
+                auto_period_us_mean=g["auto"].get("period_us_mean"), auto_period_us_last=g["auto"].get("period_us_last")
+            )
         summary.append(r)
         where = f"{g['device']}, {bs}"
         if auto is None or r["best_iops"] is None or r["cpu_floor"] is None:
-            why = ("auto did not run" if auto is None else
-                   "no fixed period ran" if r["best_iops"] is None else "a CPU figure is missing")
+            why = (
+                "auto did not run"
+                if auto is None
+                else "no fixed period ran"
+                if r["best_iops"] is None
+                else "a CPU figure is missing"
+            )
             said.append(f"Polling period, {where}: {why}, so the claim is not judged.")
             continue
         key = g["keys"]
-        measured = {k: r[k] for k in ("best_period_us", "best_iops", "floor_period_us", "cpu_floor",
-                                       "auto_iops_ratio", "auto_cpu_ratio")}
-        iops = judged(f"poll-{target}-{bs}-iops", "IOPS",
-                      repeat_ratios(reps, key["auto"], key[r["best_period_us"]], "iops"), REACH, measured)
-        cpu = judged(f"poll-{target}-{bs}-cpu", "CPU",
-                     repeat_ratios(reps, key["auto"], key[r["floor_period_us"]], "cpu_pct"), AUTO_CPU, measured,
-                     below=True)
-        c = {"id": f"poll-{target}-{bs}", "state": stats.worst_state([iops["state"], cpu["state"]]),
-             "text": f"{where}: auto gets >= {REACH:.0%} of the best fixed period's IOPS at < {AUTO_CPU:g} x the "
-                     f"least CPU of the periods that reach {REACH:.0%} of it",
-             "interval": iops["interval"], "cpu_interval": cpu["interval"],
-             "interval_text": f"IOPS {iops['interval_text']}, CPU {cpu['interval_text']}", "measured": measured}
+        measured = {
+            k: r[k]
+            for k in (
+                "best_period_us",
+                "best_iops",
+                "floor_period_us",
+                "cpu_floor",
+                "auto_iops_ratio",
+                "auto_cpu_ratio",
+            )
+        }
+        iops = judged(
+            f"poll-{target}-{bs}-iops",
+            "IOPS",
+            repeat_ratios(reps, key["auto"], key[r["best_period_us"]], "iops"),
+            REACH,
+            measured,
+        )
+        cpu = judged(
+            f"poll-{target}-{bs}-cpu",
+            "CPU",
+            repeat_ratios(reps, key["auto"], key[r["floor_period_us"]], "cpu_pct"),
+            AUTO_CPU,
+            measured,
+            below=True,
+        )
+        c = {
+            "id": f"poll-{target}-{bs}",
+            "state": stats.worst_state([iops["state"], cpu["state"]]),
+            "text": f"{where}: auto gets >= {REACH:.0%} of the best fixed period's IOPS at < {AUTO_CPU:g} x the "
+            f"least CPU of the periods that reach {REACH:.0%} of it",
+            "interval": iops["interval"],
+            "cpu_interval": cpu["interval"],
+            "interval_text": f"IOPS {iops['interval_text']}, CPU {cpu['interval_text']}",
+            "measured": measured,
+        }
         r["state"] = c["state"]
         claims.append(c)
-        said.append(f"Polling period, {where}: the best fixed period was {_period_label(r['best_period_us'])} "
-                    f"({_k(r['best_iops'])} IOPS); those within {1 - REACH:.0%} of it need at least "
-                    f"{_fx(r['cpu_floor'])}% CPU ({_period_label(r['floor_period_us'])}); auto (mean period "
-                    f"{_fx(r.get('auto_period_us_mean'))} µs) got {iops['interval_text']}x the IOPS of the best at "
-                    f"{cpu['interval_text']}x the CPU of the cheapest (claim: >= {REACH:g}x and < {AUTO_CPU:g}x): "
-                    f"{stats.STATE_WORDS[c['state']]}.")
-    return {"columns": ["target", "bs", "period", "IOPS", "CPU %", "mean period µs", "last period µs",
-                        "IOPS spread %", "repeats"],
-            "rows": rows, "claims": claims, "sentences": said, "summary": summary,
-            "summary_columns": ["target", "bs", "best_period_us", "best_iops", "cpu_floor", "auto_period_us_mean",
-                                "auto_iops_ratio", "auto_cpu_ratio", "state"]}
+        said.append(
+            f"Polling period, {where}: the best fixed period was {_period_label(r['best_period_us'])} "
+            f"({_k(r['best_iops'])} IOPS); those within {1 - REACH:.0%} of it need at least "
+            f"{_fx(r['cpu_floor'])}% CPU ({_period_label(r['floor_period_us'])}); auto (mean period "
+            f"{_fx(r.get('auto_period_us_mean'))} µs) got {iops['interval_text']}x the IOPS of the best at "
+            f"{cpu['interval_text']}x the CPU of the cheapest (claim: >= {REACH:g}x and < {AUTO_CPU:g}x): "
+            f"{stats.STATE_WORDS[c['state']]}."
+        )
+    return {
+        "columns": [
+            "target",
+            "bs",
+            "period",
+            "IOPS",
+            "CPU %",
+            "mean period µs",
+            "last period µs",
+            "IOPS spread %",
+            "repeats",
+        ],
+        "rows": rows,
+        "claims": claims,
+        "sentences": said,
+        "summary": summary,
+        "summary_columns": [
+            "target",
+            "bs",
+            "best_period_us",
+            "best_iops",
+            "cpu_floor",
+            "auto_period_us_mean",
+            "auto_iops_ratio",
+            "auto_cpu_ratio",
+            "state",
+        ],
+    }
 
 
 def _cache(results):
@@ -330,16 +463,41 @@ def _cache(results):
         mb, f = rec["config"]["cache_mb"], rec["figures"]
         ratio, exp = expected.get(mb, (rec["config"].get("ratio"), None))
         iops = f.get("iops")
-        rows.append({"cache MiB": mb, "dataset:cache": ratio, "device": device(rec["target"], rec["emulated"]),
-                     "IOPS": iops, "hit ratio": f.get("hit_ratio"), "expected hit ratio": exp,
-                     "IOPS / no cache": iops / base if iops is not None and base else None,
-                     "IOPS spread %": rec["spread"].get("iops"), "repeats": rec["repeats"]})
+        rows.append(
+            {
+                "cache MiB": mb,
+                "dataset:cache": ratio,
+                "device": device(rec["target"], rec["emulated"]),
+                "IOPS": iops,
+                "hit ratio": f.get("hit_ratio"),
+                "expected hit ratio": exp,
+                "IOPS / no cache": iops / base if iops is not None and base else None,
+                "IOPS spread %": rec["spread"].get("iops"),
+                "repeats": rec["repeats"],
+            }
+        )
         if mb and f.get("hit_ratio") is not None:
-            parts.append(f"{f['hit_ratio']:.2f} at {ratio} (expected {exp:.2f})"
-                         + (f", {iops / base:.2f}x the IOPS of no cache" if iops is not None and base else ""))
+            parts.append(
+                f"{f['hit_ratio']:.2f} at {ratio} (expected {exp:.2f})"
+                + (f", {iops / base:.2f}x the IOPS of no cache" if iops is not None and base else "")
+            )
     said = [f"Cache: hit ratio {'; '.join(parts)}."] if parts else (["Cache: no runs."] if not m else [])
-    return {"columns": ["cache MiB", "dataset:cache", "device", "IOPS", "hit ratio", "expected hit ratio",
-                        "IOPS / no cache", "IOPS spread %", "repeats"], "rows": rows, "claims": [], "sentences": said}
+    return {
+        "columns": [
+            "cache MiB",
+            "dataset:cache",
+            "device",
+            "IOPS",
+            "hit ratio",
+            "expected hit ratio",
+            "IOPS / no cache",
+            "IOPS spread %",
+            "repeats",
+        ],
+        "rows": rows,
+        "claims": [],
+        "sentences": said,
+    }
 
 
 def readahead_claim(by_mode):
@@ -359,9 +517,18 @@ def _readahead(results):
         c, f = rec["config"], rec["figures"]
         by.setdefault(c["rw"], {})[c["readahead"]] = f.get("iops")
         keys[(c["rw"], c["readahead"])] = key
-        rows.append({"pattern": c["rw"], "readahead": c["readahead"], "device": device(rec["target"], rec["emulated"]),
-                     "IOPS": f.get("iops"), "hit ratio": f.get("hit_ratio"), "read-ahead I/Os": f.get("readahead_ios"),
-                     "IOPS spread %": rec["spread"].get("iops"), "repeats": rec["repeats"]})
+        rows.append(
+            {
+                "pattern": c["rw"],
+                "readahead": c["readahead"],
+                "device": device(rec["target"], rec["emulated"]),
+                "IOPS": f.get("iops"),
+                "hit ratio": f.get("hit_ratio"),
+                "read-ahead I/Os": f.get("readahead_ios"),
+                "IOPS spread %": rec["spread"].get("iops"),
+                "repeats": rec["repeats"],
+            }
+        )
     claims, said = [], []
     reps = by_repeat(results, "readahead")
     for rw in READAHEAD_PATTERNS + tuple(k for k in by if k not in READAHEAD_PATTERNS):
@@ -373,15 +540,33 @@ def _readahead(results):
             said.append(f"Read-ahead, {words}: a run is missing, so the claim is not judged.")
             continue
         auto, best = keys[(rw, "auto")], keys[(rw, r["better_of_on_off"])]
-        c = judged(f"readahead-{rw}", f"{words}: auto's IOPS >= {READAHEAD_AUTO:g} x the better of on and off",
-                   repeat_ratios(reps, auto, best, "iops"),
-                   READAHEAD_AUTO, {"ratio": r["ratio"], "better_of_on_off": r["better_of_on_off"]})
+        c = judged(
+            f"readahead-{rw}",
+            f"{words}: auto's IOPS >= {READAHEAD_AUTO:g} x the better of on and off",
+            repeat_ratios(reps, auto, best, "iops"),
+            READAHEAD_AUTO,
+            {"ratio": r["ratio"], "better_of_on_off": r["better_of_on_off"]},
+        )
         claims.append(c)
-        said.append(f"Read-ahead, {words}: auto got {c['interval_text']}x the IOPS of the better of on and off "
-                    f"({r['better_of_on_off']}) (claim: >= {READAHEAD_AUTO:g}x): {stats.STATE_WORDS[c['state']]}.")
-    return {"columns": ["pattern", "readahead", "device", "IOPS", "hit ratio", "read-ahead I/Os", "IOPS spread %",
-                        "repeats"],
-            "rows": rows, "claims": claims, "sentences": said}
+        said.append(
+            f"Read-ahead, {words}: auto got {c['interval_text']}x the IOPS of the better of on and off "
+            f"({r['better_of_on_off']}) (claim: >= {READAHEAD_AUTO:g}x): {stats.STATE_WORDS[c['state']]}."
+        )
+    return {
+        "columns": [
+            "pattern",
+            "readahead",
+            "device",
+            "IOPS",
+            "hit ratio",
+            "read-ahead I/Os",
+            "IOPS spread %",
+            "repeats",
+        ],
+        "rows": rows,
+        "claims": claims,
+        "sentences": said,
+    }
 
 
 def _split(results):
@@ -390,25 +575,45 @@ def _split(results):
     for rec in m.values():
         q, f = rec["config"]["queue"], rec["figures"]
         by[q] = f
-        rows.append({"queue": q, "device": device(rec["target"], rec["emulated"]),
-                     "reader p99 µs": f.get("read_p99_us"), "reader mean µs": f.get("read_mean_us"),
-                     "writer IOPS": f.get("write_iops"), "p99 spread %": rec["spread"].get("read_p99_us"),
-                     "repeats": rec["repeats"]})
+        rows.append(
+            {
+                "queue": q,
+                "device": device(rec["target"], rec["emulated"]),
+                "reader p99 µs": f.get("read_p99_us"),
+                "reader mean µs": f.get("read_mean_us"),
+                "writer IOPS": f.get("write_iops"),
+                "p99 spread %": rec["spread"].get("read_p99_us"),
+                "repeats": rec["repeats"],
+            }
+        )
     said, measured = [], {}
     s, t = (by.get("shared") or {}).get("read_p99_us"), (by.get("split_rw") or {}).get("read_p99_us")
     if s is not None and t:
         measured["p99_shared_over_split"] = s / t
-        said.append(f"Split: the reader's p99 was {_fx(s)} µs on the shared queue and {_fx(t)} µs with reads and "
-                    f"writes on separate queues ({s / t:.2f}x); the writer got {_k(by['shared'].get('write_iops'))} "
-                    f"and {_k(by['split_rw'].get('write_iops'))} IOPS.")
+        said.append(
+            f"Split: the reader's p99 was {_fx(s)} µs on the shared queue and {_fx(t)} µs with reads and "
+            f"writes on separate queues ({s / t:.2f}x); the writer got {_k(by['shared'].get('write_iops'))} "
+            f"and {_k(by['split_rw'].get('write_iops'))} IOPS."
+        )
     elif m:
         said.append("Split: a run is missing, so no comparison.")
-    return {"columns": ["queue", "device", "reader p99 µs", "reader mean µs", "writer IOPS", "p99 spread %", "repeats"],
-            "rows": rows, "claims": [], "sentences": said, "measured": measured}
+    return {
+        "columns": ["queue", "device", "reader p99 µs", "reader mean µs", "writer IOPS", "p99 spread %", "repeats"],
+        "rows": rows,
+        "claims": [],
+        "sentences": said,
+        "measured": measured,
+    }
 
 
-BUILDERS = {"priority": _priority, "queues": _queues, "poll_period": _poll_period, "cache": _cache,
-            "readahead": _readahead, "split": _split}
+BUILDERS = {
+    "priority": _priority,
+    "queues": _queues,
+    "poll_period": _poll_period,
+    "cache": _cache,
+    "readahead": _readahead,
+    "split": _split,
+}
 
 
 def findings(results):
@@ -429,5 +634,3 @@ def findings(results):
 
 def sentences(found):
     return [s for f in found.values() for s in f["sentences"]]
-
-

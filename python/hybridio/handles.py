@@ -12,6 +12,7 @@ hybridio.handle_findings turns them into tables, claims and sentences.
 
 Standalone: python3 -m hybridio.handles [--only priority,readahead ...]
 """
+
 import argparse
 import json
 import os
@@ -23,13 +24,31 @@ from pathlib import Path
 
 from . import hiobench, outdir, stats
 from .errors import UsageError
-from .handle_findings import (CACHE_MB, EXPERIMENTS, POLL_PERIODS, POLL_SIZES, POLL_TARGET_EMU, QUEUE_JOBS,
-                              QUEUE_MODES, READAHEAD_MODES, READAHEAD_PATTERNS, SHORT_POLL_PERIODS, SHORT_POLL_SIZES,
-                              SPLIT_QUEUES, findings)
+from .handle_findings import (
+    CACHE_MB,
+    EXPERIMENTS,
+    POLL_PERIODS,
+    POLL_SIZES,
+    POLL_TARGET_EMU,
+    QUEUE_JOBS,
+    QUEUE_MODES,
+    READAHEAD_MODES,
+    READAHEAD_PATTERNS,
+    SHORT_POLL_PERIODS,
+    SHORT_POLL_SIZES,
+    SPLIT_QUEUES,
+    findings,
+)
 
 JOBS_DIR = hiobench.ROOT / "bench" / "jobs"
-JOB_FILES = {"priority": "priority.fio", "queues": "queues.fio", "poll_period": "poll_period.fio",
-             "cache": "cache.fio", "readahead": "readahead.fio", "split": "split_rw.fio"}
+JOB_FILES = {
+    "priority": "priority.fio",
+    "queues": "queues.fio",
+    "poll_period": "poll_period.fio",
+    "cache": "cache.fio",
+    "readahead": "readahead.fio",
+    "split": "split_rw.fio",
+}
 # Seconds a job file runs before it measures (its ramp_time), for the time estimate.
 RAMP_S = {"cache": 1.0, "readahead": 0.5, "poll_period": 0.5}
 OVERHEAD_S = 0.2
@@ -42,12 +61,13 @@ def run_s(experiment, runtime):
     """A run's measured seconds."""
     return runtime * LONGER.get(experiment, 1)
 
+
 @dataclass
 class Run:
     experiment: str
-    key: str                      # what the configuration is, e.g. "poll-emu_pcie4-4k-p20"
+    key: str  # what the configuration is, e.g. "poll-emu_pcie4-4k-p20"
     config: dict
-    args: list                    # hio-bench overrides
+    args: list  # hio-bench overrides
     target: str = "emu:pcie4"
     repeat: int = 0
 
@@ -68,8 +88,9 @@ def configurations(file=None, size=None, only=None, short=False):
     if "queues" in only:
         for q in QUEUE_MODES:
             for n in QUEUE_JOBS:
-                out.append(Run("queues", f"queues-{q}-{n}jobs", {"queue": q, "jobs": n},
-                               [f"--numjobs={n}", f"--queue={q}"]))
+                out.append(
+                    Run("queues", f"queues-{q}-{n}jobs", {"queue": q, "jobs": n}, [f"--numjobs={n}", f"--queue={q}"])
+                )
     if "poll_period" in only:
         targets = [(POLL_TARGET_EMU, [])]
         if file:
@@ -78,17 +99,38 @@ def configurations(file=None, size=None, only=None, short=False):
             tslug = "emu_pcie4" if target == POLL_TARGET_EMU else "file"
             for bs in SHORT_POLL_SIZES if short else POLL_SIZES:
                 for p in (SHORT_POLL_PERIODS if short else POLL_PERIODS) + ("auto",):
-                    out.append(Run("poll_period", f"poll-{tslug}-{bs}-p{p}", {"target": target, "bs": bs, "period": p},
-                                   targs + [f"--bs={bs}", f"--poll_period_us={p}"], target=target))
+                    out.append(
+                        Run(
+                            "poll_period",
+                            f"poll-{tslug}-{bs}-p{p}",
+                            {"target": target, "bs": bs, "period": p},
+                            targs + [f"--bs={bs}", f"--poll_period_us={p}"],
+                            target=target,
+                        )
+                    )
     if "cache" in only:
         for mb, ratio, _ in CACHE_MB:
-            out.append(Run("cache", f"cache-{mb}mb", {"cache_mb": mb, "ratio": ratio}, [f"--cache_mb={mb}"],
-                           target="emu:pcie4,size=256m"))
+            out.append(
+                Run(
+                    "cache",
+                    f"cache-{mb}mb",
+                    {"cache_mb": mb, "ratio": ratio},
+                    [f"--cache_mb={mb}"],
+                    target="emu:pcie4,size=256m",
+                )
+            )
     if "readahead" in only:
         for rw in READAHEAD_PATTERNS:
             for ra in READAHEAD_MODES:
-                out.append(Run("readahead", f"readahead-{rw}-{ra}", {"rw": rw, "readahead": ra},
-                               [f"--rw={rw}", f"--readahead={ra}"], target="emu:pcie4,size=128m"))
+                out.append(
+                    Run(
+                        "readahead",
+                        f"readahead-{rw}-{ra}",
+                        {"rw": rw, "readahead": ra},
+                        [f"--rw={rw}", f"--readahead={ra}"],
+                        target="emu:pcie4,size=128m",
+                    )
+                )
     if "split" in only:
         for q in SPLIT_QUEUES:
             out.append(Run("split", f"split-{q}", {"queue": q}, [f"--queue={q}"]))
@@ -114,8 +156,13 @@ def estimate_s(runs, runtime):
 
 def command(hio_bench, run, runtime):
     """Overrides come before the job file, so they apply to every job in it."""
-    return [hio_bench, *run.args, f"--runtime={run_s(run.experiment, runtime):g}", "--output-format=json",
-            str(JOBS_DIR / JOB_FILES[run.experiment])]
+    return [
+        hio_bench,
+        *run.args,
+        f"--runtime={run_s(run.experiment, runtime):g}",
+        "--output-format=json",
+        str(JOBS_DIR / JOB_FILES[run.experiment]),
+    ]
 
 
 def execute(cmd, runtime, extra_s=0.0):
@@ -130,6 +177,7 @@ def execute(cmd, runtime, extra_s=0.0):
 
 
 # --- reading hio-bench's JSON ---------------------------------------------------------------------------------
+
 
 def _get(d, *path):
     for k in path:
@@ -155,26 +203,34 @@ def figures(experiment, doc):
     a field the JSON lacks gives None."""
     jobs = doc.get("jobs") or []
     if experiment == "priority":
-        return {"jobs": {j.get("jobname", f"job{i}"): _iops(j) for i, j in enumerate(jobs)},
-                "high": [j.get("jobname", f"job{i}") for i, j in enumerate(jobs)
-                         if _handle(j).get("priority") == "high"]}
+        return {
+            "jobs": {j.get("jobname", f"job{i}"): _iops(j) for i, j in enumerate(jobs)},
+            "high": [j.get("jobname", f"job{i}") for i, j in enumerate(jobs) if _handle(j).get("priority") == "high"],
+        }
     if experiment == "queues":
         iops = [_iops(j) for j in jobs]
         waits = [stats.number(_handle(j).get("lock_wait_pct")) for j in jobs]
         waits = [w for w in waits if w is not None]
-        return {"iops": sum(x for x in iops if x is not None) if any(x is not None for x in iops) else None,
-                "lock_wait_pct": sum(waits) / len(waits) if waits else None, "jobs": len(jobs)}
+        return {
+            "iops": sum(x for x in iops if x is not None) if any(x is not None for x in iops) else None,
+            "lock_wait_pct": sum(waits) / len(waits) if waits else None,
+            "jobs": len(jobs),
+        }
     if experiment in ("poll_period", "cache", "readahead"):
         j = jobs[0] if jobs else {}
         f = {"iops": stats.number(_get(j, "read", "iops"))}
         if experiment == "poll_period":
             ct = _handle(j).get("completion_thread") or {}
-            f.update(cpu_pct=stats.number(ct.get("cpu_pct")), period_us_mean=stats.number(ct.get("period_us_mean")),
-                     period_us_last=stats.number(ct.get("period_us_last")))
+            f.update(
+                cpu_pct=stats.number(ct.get("cpu_pct")),
+                period_us_mean=stats.number(ct.get("period_us_mean")),
+                period_us_last=stats.number(ct.get("period_us_last")),
+            )
         else:
             cache = _handle(j).get("cache") or {}
-            f.update(hit_ratio=stats.number(cache.get("hit_ratio")),
-                     readahead_ios=stats.number(cache.get("readahead_ios")))
+            f.update(
+                hit_ratio=stats.number(cache.get("hit_ratio")), readahead_ios=stats.number(cache.get("readahead_ios"))
+            )
         return f
     if experiment == "split":
         reader = next((j for j in jobs if j.get("jobname") == "reader"), None)
@@ -185,9 +241,11 @@ def figures(experiment, doc):
             writer = next((j for j in jobs if (stats.number(_get(j, "write", "iops")) or 0) > 0), {})
         p99 = stats.number(_get(reader, "read", "clat_ns", "percentile", "99.000000"))
         mean = stats.number(_get(reader, "read", "clat_ns", "mean"))
-        return {"read_p99_us": p99 / 1e3 if p99 is not None else None,
-                "read_mean_us": mean / 1e3 if mean is not None else None,
-                "write_iops": stats.number(_get(writer, "write", "iops"))}
+        return {
+            "read_p99_us": p99 / 1e3 if p99 is not None else None,
+            "read_mean_us": mean / 1e3 if mean is not None else None,
+            "write_iops": stats.number(_get(writer, "write", "iops")),
+        }
     raise ValueError(f"unknown experiment {experiment!r}")
 
 
@@ -198,14 +256,30 @@ def emulated(doc):
 
 
 def new_results(hio_bench, runtime, repeats, file, size, planned=0):
-    return {"hio_bench": hio_bench, "runtime": runtime, "repeats": repeats, "file": file, "size": size,
-            "planned": planned, "runs": [], "error": None}
+    return {
+        "hio_bench": hio_bench,
+        "runtime": runtime,
+        "repeats": repeats,
+        "file": file,
+        "size": size,
+        "planned": planned,
+        "runs": [],
+        "error": None,
+    }
 
 
 def record(results, run, doc, raw=None):
     """Adds one run's figures to results (in place); returns the record."""
-    rec = {"experiment": run.experiment, "key": run.key, "config": run.config, "repeat": run.repeat,
-           "target": run.target, "emulated": emulated(doc), "raw": raw, "figures": figures(run.experiment, doc)}
+    rec = {
+        "experiment": run.experiment,
+        "key": run.key,
+        "config": run.config,
+        "repeat": run.repeat,
+        "target": run.target,
+        "emulated": emulated(doc),
+        "raw": raw,
+        "figures": figures(run.experiment, doc),
+    }
     results["runs"].append(rec)
     return rec
 
@@ -227,8 +301,18 @@ def run(a, out, step=None, runs=None, results=None):
         text = execute(cmd, run_s(r.experiment, a.runtime), RAMP_S.get(r.experiment, 0.0))
         doc = json.loads(text)
         path = raw_dir / r.raw_name
-        path.write_text(json.dumps({"experiment": r.experiment, "config": r.config, "repeat": r.repeat + 1,
-                                    "command": cmd, "hio_bench": doc}, indent=1))
+        path.write_text(
+            json.dumps(
+                {
+                    "experiment": r.experiment,
+                    "config": r.config,
+                    "repeat": r.repeat + 1,
+                    "command": cmd,
+                    "hio_bench": doc,
+                },
+                indent=1,
+            )
+        )
         record(results, r, doc, str(path.relative_to(out)))
         if step:
             step(f"handles {r.key}")
@@ -236,6 +320,7 @@ def run(a, out, step=None, runs=None, results=None):
 
 
 # --- standalone ------------------------------------------------------------------------------------------------
+
 
 def check(a):
     """Bad input before anything runs: hio-bench, the job files, and the
@@ -247,23 +332,36 @@ def check(a):
     if a.file and "poll_period" in (getattr(a, "only", None) or EXPERIMENTS):
         if not os.path.isdir(os.path.dirname(os.path.abspath(a.file))):
             raise UsageError(f"--file {a.file!r}: its directory does not exist")
-        cmd = [a.hio_bench, f"--filename={a.file}", "--direct=1", f"--size={a.size}", "--runtime=0.05",
-               "--output-format=json", str(JOBS_DIR / JOB_FILES["poll_period"])]
+        cmd = [
+            a.hio_bench,
+            f"--filename={a.file}",
+            "--direct=1",
+            f"--size={a.size}",
+            "--runtime=0.05",
+            "--output-format=json",
+            str(JOBS_DIR / JOB_FILES["poll_period"]),
+        ]
         p = subprocess.run(cmd, capture_output=True, text=True, start_new_session=True)
         if p.returncode != 0:
-            raise UsageError(f"--file {a.file!r} (--size {a.size}) cannot be the polling-period experiment's file "
-                             f"target: {p.stderr.strip().removeprefix('hio-bench: ')}")
+            raise UsageError(
+                f"--file {a.file!r} (--size {a.size}) cannot be the polling-period experiment's file "
+                f"target: {p.stderr.strip().removeprefix('hio-bench: ')}"
+            )
 
 
 def parse_args(argv):
-    ap = argparse.ArgumentParser(prog="python3 -m hybridio.handles", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        prog="python3 -m hybridio.handles", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--hio-bench", default=hiobench.default_path(), help="(default: %(default)s)")
     ap.add_argument("--runtime", default="1", help="seconds per run (default: %(default)s)")
     ap.add_argument("--repeats", default="3", help="runs per configuration, 1..20 (default: %(default)s)")
-    ap.add_argument("--file", default=os.path.join(tempfile.gettempdir(), "hybridio-study.dat"),
-                    help="the file target of the polling-period experiment, created at --size if absent; "
-                         "'none' skips it (default: %(default)s)")
+    ap.add_argument(
+        "--file",
+        default=os.path.join(tempfile.gettempdir(), "hybridio-study.dat"),
+        help="the file target of the polling-period experiment, created at --size if absent; "
+        "'none' skips it (default: %(default)s)",
+    )
     ap.add_argument("--size", default="1g", help="its size (default: %(default)s)")
     ap.add_argument("--out", help="results folder (default: a new folder in the system temp directory)")
     ap.add_argument("--only", help=f"comma-separated experiments (default: all: {','.join(EXPERIMENTS)})")
@@ -285,14 +383,17 @@ def resolve(a):
         if not 1 <= a.handles <= 20:
             raise ValueError
     except ValueError:
-        raise UsageError(f"--repeats {a.repeats!r}: expected a whole number of runs per configuration, "
-                         f"1 to 20") from None
+        raise UsageError(
+            f"--repeats {a.repeats!r}: expected a whole number of runs per configuration, 1 to 20"
+        ) from None
     if a.only is not None:
         names = [x.strip().replace("-", "_") for x in a.only.split(",")]
         bad = [n for n in names if n not in EXPERIMENTS]
         if bad or not names:
-            raise UsageError(f"--only {a.only!r}: unknown experiment {bad[0] if bad else ''!r} "
-                             f"(experiments: {', '.join(EXPERIMENTS)})")
+            raise UsageError(
+                f"--only {a.only!r}: unknown experiment {bad[0] if bad else ''!r} "
+                f"(experiments: {', '.join(EXPERIMENTS)})"
+            )
         a.only = [e for e in EXPERIMENTS if e in names]
     if a.file and a.file.lower() == "none":
         a.file = None
@@ -310,9 +411,13 @@ def main(argv=None):
     from tqdm import tqdm
 
     from . import plots
+
     runs = plan_for(a)
-    print(f"hybridio.handles: {len(runs)} runs ({len(runs) // a.handles} configurations x {a.handles} repeat(s)), "
-          f"{a.runtime:g} s each (about {estimate_s(runs, a.runtime) / 60:.1f} min); results in {a.out}", flush=True)
+    print(
+        f"hybridio.handles: {len(runs)} runs ({len(runs) // a.handles} configurations x {a.handles} repeat(s)), "
+        f"{a.runtime:g} s each (about {estimate_s(runs, a.runtime) / 60:.1f} min); results in {a.out}",
+        flush=True,
+    )
     results = new_results(a.hio_bench, a.runtime, a.handles, a.file, a.size, len(runs))
     status = 0
     bar = tqdm(total=len(runs), unit="run", dynamic_ncols=True)
@@ -341,8 +446,9 @@ def main(argv=None):
         print(f"\n{f['title']}{' (emulated SSD)' if f['emulated'] else ''}:")
         for s in f["sentences"]:
             print(f"  {s}")
-    print(f"\nResults: {a.out / 'handles.json'}"
-          + (f"\nPlots: {', '.join(str(p) for _, _, p in figs)}" if figs else ""))
+    print(
+        f"\nResults: {a.out / 'handles.json'}" + (f"\nPlots: {', '.join(str(p) for _, _, p in figs)}" if figs else "")
+    )
     return status
 
 

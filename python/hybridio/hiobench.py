@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
 """Running build/hio-bench and reading its fio-layout JSON."""
+
 import json
 import os
 import shutil
@@ -90,9 +91,19 @@ def probe(path, target, strategy, size=None):
 
 
 def command(path, target, strategy, threads, iodepth, runtime, cpus, size=None):
-    cmd = [path, "--name=study", f"--filename={target}", "--rw=randread", "--bs=4k", f"--iodepth={iodepth}",
-           f"--numjobs={threads}", f"--runtime={runtime:g}", "--time_based", f"--completion={strategy}",
-           "--output-format=json"]
+    cmd = [
+        path,
+        "--name=study",
+        f"--filename={target}",
+        "--rw=randread",
+        "--bs=4k",
+        f"--iodepth={iodepth}",
+        f"--numjobs={threads}",
+        f"--runtime={runtime:g}",
+        "--time_based",
+        f"--completion={strategy}",
+        "--output-format=json",
+    ]
     if not target.startswith("emu:"):
         cmd.append("--direct=1")
     if size:

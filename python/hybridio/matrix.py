@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
 """The study's matrix: which runs make up a study, in which order."""
+
 import random
 from dataclasses import dataclass
 

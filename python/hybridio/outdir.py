@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """The results folder each study command writes: --out, or a new dated
 folder in the system temp directory, checked writable before anything runs."""
+
 import datetime
 import os
 import tempfile
@@ -11,8 +12,9 @@ from .errors import UsageError
 
 def results_path(out, prefix):
     """out, else <temp>/<prefix>-<date-time>; nothing is made yet."""
-    return Path(out or os.path.join(tempfile.gettempdir(),
-                                    f"{prefix}-{datetime.datetime.now().strftime('%Y%m%d-%H%M%S')}"))
+    return Path(
+        out or os.path.join(tempfile.gettempdir(), f"{prefix}-{datetime.datetime.now().strftime('%Y%m%d-%H%M%S')}")
+    )
 
 
 def prepare(path, raw="raw"):

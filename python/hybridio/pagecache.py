@@ -11,6 +11,7 @@ keeps the page cache within what is left. The group is a child of the
 study's own (cgroup v1's memory controller, or cgroup v2 where it can be
 delegated).
 """
+
 import os
 import time
 from pathlib import Path
@@ -67,8 +68,10 @@ class PageCacheLimit:
             group = parent / name
             group.mkdir(exist_ok=True)
             self.group = group
-            self.how = (f"a memory cgroup (v{1 if self.v1 else 2}) whose limit follows db_bench's anonymous memory "
-                        f"+ the budget + {SLACK // MIB} MiB")
+            self.how = (
+                f"a memory cgroup (v{1 if self.v1 else 2}) whose limit follows db_bench's anonymous memory "
+                f"+ the budget + {SLACK // MIB} MiB"
+            )
         except OSError as e:
             self.how = f"no writable memory cgroup here ({e.strerror}), so Posix's page cache is not limited"
 

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """The study's figures (PNG), analogues of the thesis's Figures 5-10 and 16,
 with the 95% interval of each median as its error bar."""
+
 import re
 
 import matplotlib
@@ -57,12 +58,22 @@ def normalized(rows, target, path):
         by = {r["corunner_load_pct"]: r for r in mine if r["strategy"] == s}
         xs = [j + i * width for j in range(len(loads))]
         io = [by[ld]["iops"] / by[ld]["iops_solo"] if ld in by and by[ld]["iops_solo"] else 0 for ld in loads]
-        app = [(by[ld]["corunner_ops_per_s"] or 0) / by[ld]["corunner_solo_ops_per_s"]
-               if ld in by and by[ld]["corunner_solo_ops_per_s"] else 0 for ld in loads]
+        app = [
+            (by[ld]["corunner_ops_per_s"] or 0) / by[ld]["corunner_solo_ops_per_s"]
+            if ld in by and by[ld]["corunner_solo_ops_per_s"]
+            else 0
+            for ld in loads
+        ]
         pts = [by.get(ld, {}) for ld in loads]
         axes[0].bar(xs, io, width, label=s, yerr=_err(pts, "iops", lambda p: p.get("iops_solo")), capsize=2)
-        axes[1].bar(xs, app, width, label=s,
-                    yerr=_err(pts, "corunner_ops_per_s", lambda p: p.get("corunner_solo_ops_per_s")), capsize=2)
+        axes[1].bar(
+            xs,
+            app,
+            width,
+            label=s,
+            yerr=_err(pts, "corunner_ops_per_s", lambda p: p.get("corunner_solo_ops_per_s")),
+            capsize=2,
+        )
     for ax, title in zip(axes, ("I/O throughput / I/O alone", "co-runner throughput / co-runner alone")):
         ax.set_xticks([j + width * (len(strategies) - 1) / 2 for j in range(len(loads))])
         ax.set_xticklabels([f"{ld}%" for ld in loads])
@@ -102,8 +113,16 @@ def scaling(rows, target, path):
         for cores, style in (("limited", "-"), ("all", "--")):
             pts = sorted((r for r in mine if r["strategy"] == s and r["cores"] == cores), key=lambda r: r["threads"])
             if pts:
-                ax.errorbar([r["threads"] for r in pts], [r["iops"] for r in pts], yerr=_err(pts, "iops"),
-                            linestyle=style, marker="o", color=f"C{i}", capsize=2, label=f"{s}, {cores} cores")
+                ax.errorbar(
+                    [r["threads"] for r in pts],
+                    [r["iops"] for r in pts],
+                    yerr=_err(pts, "iops"),
+                    linestyle=style,
+                    marker="o",
+                    color=f"C{i}",
+                    capsize=2,
+                    label=f"{s}, {cores} cores",
+                )
     ax.set_xticks(sorted({r["threads"] for r in mine}))
     ax.set_xlabel("I/O threads")
     ax.set_ylabel("IOPS")
@@ -118,9 +137,11 @@ def draw_all(rows, targets, plot_dir):
     out = {}
     for t in targets:
         figs = []
-        for name, title, fn in (("normalized", "Both tenants, normalised to alone", normalized),
-                                ("interference", "Against the interference degree", interference),
-                                ("scaling", "IOPS against threads", scaling)):
+        for name, title, fn in (
+            ("normalized", "Both tenants, normalised to alone", normalized),
+            ("interference", "Against the interference degree", interference),
+            ("scaling", "IOPS against threads", scaling),
+        ):
             path = plot_dir / f"{slug(t)}-{name}.png"
             if fn(rows, t, path):
                 figs.append((title, path))
@@ -159,8 +180,7 @@ def timeline(runs, target, path):
     top.set_ylabel("KIOPS (100 ms)")
     top.legend(fontsize=8)
     pts = [p for p in a["points"] if "settled" in p]
-    mode_and_others(bottom, [p["t_ms"] / 1e3 for p in pts], pts, "contention", "contention seen",
-                    "contention (cores)")
+    mode_and_others(bottom, [p["t_ms"] / 1e3 for p in pts], pts, "contention", "contention seen", "contention (cores)")
     bottom.set_xlabel("time (s)")
     return save_figure(fig, f"{target}: the co-runner starts and stops", path)
 
@@ -169,6 +189,7 @@ def bursty(rows, target, path):
     """Each strategy's score by its objective against the neighbour's burst
     length, with the spread over rounds as error bars."""
     from .bursty import burst_name, objective_of
+
     mine = [r for r in rows if r["target"] == target]
     if not mine:
         return False
@@ -216,6 +237,7 @@ def bursty_timeline(run, target, path, span_ms=600):
 
 # --- the handle experiments (hybridio.handles) ---
 
+
 def handle_queues(found, path):
     """Total IOPS against jobs, dedicated and shared queues, and the mean lock
     wait % on a second axis (dashed)."""
@@ -230,10 +252,22 @@ def handle_queues(found, path):
     for i, q in enumerate(queues):
         pts = sorted((r for r in rows if r["queue"] == q), key=lambda r: r["jobs"])
         x = [r["jobs"] for r in pts]
-        lines += ax.plot(x, [r["IOPS"] if r["IOPS"] is not None else float("nan") for r in pts], marker="o",
-                         color=f"C{i}", label=f"{q}: IOPS")
-        lines += twin.plot(x, [r["lock wait %"] if r["lock wait %"] is not None else float("nan") for r in pts],
-                           "--", marker="x", color=f"C{i}", alpha=0.8, label=f"{q}: lock wait %")
+        lines += ax.plot(
+            x,
+            [r["IOPS"] if r["IOPS"] is not None else float("nan") for r in pts],
+            marker="o",
+            color=f"C{i}",
+            label=f"{q}: IOPS",
+        )
+        lines += twin.plot(
+            x,
+            [r["lock wait %"] if r["lock wait %"] is not None else float("nan") for r in pts],
+            "--",
+            marker="x",
+            color=f"C{i}",
+            alpha=0.8,
+            label=f"{q}: lock wait %",
+        )
     ax.set_xticks(sorted({r["jobs"] for r in rows}))
     ax.set_xlabel("jobs (one thread each)")
     ax.set_ylabel("IOPS (all jobs)")
@@ -269,16 +303,25 @@ def handle_poll_period(found, target, path):
         pts = sorted((r for r in fixed if r["bs"] == bs), key=lambda r: r["period_us"])
         x = [_period_x(r["period_us"], spin_x) for r in pts]
         for ax, col in zip(axes, ("IOPS", "CPU %")):
-            ax.plot(x, [r[col] if r[col] is not None else float("nan") for r in pts], marker="o", color=f"C{i}",
-                    label=bs)
+            ax.plot(
+                x, [r[col] if r[col] is not None else float("nan") for r in pts], marker="o", color=f"C{i}", label=bs
+            )
         auto = next((r for r in rows if r["bs"] == bs and r["period_us"] == "auto"), None)
         if auto and auto["IOPS"] is not None:
             mean = auto.get("mean period µs")
             ax_x = _period_x(mean, spin_x) if mean is not None and mean > 0 else spin_x
             for ax, col in zip(axes, ("IOPS", "CPU %")):
                 if auto[col] is not None:
-                    ax.plot([ax_x], [auto[col]], marker="*", markersize=14, color=f"C{i}", markeredgecolor="black",
-                            linestyle="none", label=f"{bs}: auto" if ax is axes[0] else None)
+                    ax.plot(
+                        [ax_x],
+                        [auto[col]],
+                        marker="*",
+                        markersize=14,
+                        color=f"C{i}",
+                        markeredgecolor="black",
+                        linestyle="none",
+                        label=f"{bs}: auto" if ax is axes[0] else None,
+                    )
     ticks = [spin_x] + positive
     for ax, title in zip(axes, ("IOPS (read)", "completion thread CPU (%)")):
         ax.set_xscale("log")
@@ -291,8 +334,11 @@ def handle_poll_period(found, target, path):
         ax.set_ylim(bottom=0)
     axes[0].legend(fontsize=8, ncol=2)
     emulated = all(r.get("target") == "emulated" for r in rows)
-    return save_figure(fig, f"{'emulated SSD' if emulated else target}: the completion thread's polling period "
-                      f"(★ auto at its mean period)", path)
+    return save_figure(
+        fig,
+        f"{'emulated SSD' if emulated else target}: the completion thread's polling period (★ auto at its mean period)",
+        path,
+    )
 
 
 def draw_handles(found, plot_dir):

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
 """report.html: one self-contained page (images inlined) with the verdicts, plots and tables."""
+
 import base64
 import datetime
 
@@ -40,9 +41,14 @@ def render(out, rows, verdicts, figures, meta, handles=None):
             by.setdefault(experiment, []).append((title, _data_uri(p)))
         handles = dict(handles, figures=by)
     html = env.get_template("report.html.j2").render(
-        rows=rows, columns=COLUMNS, verdicts=verdicts, meta=meta,
+        rows=rows,
+        columns=COLUMNS,
+        verdicts=verdicts,
+        meta=meta,
         figures={t: [(title, _data_uri(p)) for title, p in figs] for t, figs in figures.items()},
-        handles=handles, generated=datetime.datetime.now().strftime("%Y-%m-%d %H:%M"))
+        handles=handles,
+        generated=datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
+    )
     path = out / "report.html"
     path.write_text(html)
     return path

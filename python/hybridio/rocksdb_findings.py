@@ -12,26 +12,35 @@ against hybridio-interrupt per cell, with the thesis's two directions;
 interrupt at no more CPU per operation, and poll; (4) with 4 client threads,
 adaptive reaches 97% of the best configuration.
 """
+
 from . import stats
 
-CONFIGS = ("posix", "posix-direct", "hybridio-interrupt", "hybridio-poll", "hybridio-hybrid", "hybridio-adaptive",
-           "hybridio-adaptive-own")
+CONFIGS = (
+    "posix",
+    "posix-direct",
+    "hybridio-interrupt",
+    "hybridio-poll",
+    "hybridio-hybrid",
+    "hybridio-adaptive",
+    "hybridio-adaptive-own",
+)
 DEVICES = ("disk", "pcie3", "pcie4")  # the emulated ones: the plugin's emulate= profiles
 THREADS = 4  # the threads experiment's client threads
 ADAPTIVE_OBJECTIVES = {"hybridio-adaptive": "shared", "hybridio-adaptive-own": "own"}
-RATIOS_DEGREE = 50     # the ratios experiment's contended degree, as in the thesis's Figure 17
+RATIOS_DEGREE = 50  # the ratios experiment's contended degree, as in the thesis's Figure 17
 FULL_DEGREE = 100
 
 # The claims' thresholds.
-ADAPTIVE_REACH = 0.95   # adaptive's score >= this x the best configuration's in each cell of the sweep
-THREADS_REACH = 0.97    # with THREADS client threads, adaptive's ops/s >= this x the best's
-HELPS, HURTS = 1.05, 0.95   # poll / interrupt ops/s: "helps" at or above HELPS, "hurts" below HURTS, else a tie
-POSIX_REACH = 1.0       # alone on the disk, the plugin's ops/s >= this x posix-direct's
-EPS = 1e-9                 # relative slack: a figure exactly on a threshold meets it
+ADAPTIVE_REACH = 0.95  # adaptive's score >= this x the best configuration's in each cell of the sweep
+THREADS_REACH = 0.97  # with THREADS client threads, adaptive's ops/s >= this x the best's
+HELPS, HURTS = 1.05, 0.95  # poll / interrupt ops/s: "helps" at or above HELPS, "hurts" below HURTS, else a tie
+POSIX_REACH = 1.0  # alone on the disk, the plugin's ops/s >= this x posix-direct's
+EPS = 1e-9  # relative slack: a figure exactly on a threshold meets it
 
 
 def plugin_configs(configs):
     return [c for c in configs if c.startswith("hybridio-")]
+
 
 # The thesis (PCIe 4.0 SSD; SPDK polls, Posix takes interrupts).
 THESIS = {
@@ -44,9 +53,22 @@ THESIS = {
 }
 
 WITH_INTERVAL = ["ops_per_s", "cpu_us_per_op", "corunner_progress", "p99_us"]
-FIGURES = ["ops_per_s", "cpu_us_per_op", "corunner_progress", "micros_per_op", "p99_us", "get_p99_us", "put_p99_us",
-           "seek_p99_us", "pagecache_peak_mib",
-           "anon_peak_mib", "cache_hit_ratio", "wait_interrupt", "wait_poll", "wait_hybrid"]
+FIGURES = [
+    "ops_per_s",
+    "cpu_us_per_op",
+    "corunner_progress",
+    "micros_per_op",
+    "p99_us",
+    "get_p99_us",
+    "put_p99_us",
+    "seek_p99_us",
+    "pagecache_peak_mib",
+    "anon_peak_mib",
+    "cache_hit_ratio",
+    "wait_interrupt",
+    "wait_poll",
+    "wait_hybrid",
+]
 
 
 def ratio_label(r):
@@ -63,8 +85,16 @@ def summarize(records):
         by.setdefault(key, []).append(r)
     rows = []
     for (device, threads, workload, config, ratio, degree), recs in by.items():
-        row = {"device": device, "threads": threads, "workload": workload, "config": config, "ratio": ratio,
-               "degree": degree, "budget_mib": recs[0]["budget_mib"], "repeats": len(recs)}
+        row = {
+            "device": device,
+            "threads": threads,
+            "workload": workload,
+            "config": config,
+            "ratio": ratio,
+            "degree": degree,
+            "budget_mib": recs[0]["budget_mib"],
+            "repeats": len(recs),
+        }
         for f in FIGURES:
             row[f] = stats.median(r.get(f) for r in recs)
         row["spread_pct"] = stats.spread_pct([r["ops_per_s"] for r in recs])
@@ -74,8 +104,16 @@ def summarize(records):
         rows.append(row)
     order = {c: i for i, c in enumerate(CONFIGS)}
     devices = {d: i for i, d in enumerate(DEVICES)}
-    rows.sort(key=lambda r: (devices.get(r["device"], 9), r["threads"], r["workload"] != "mixgraph", r["ratio"],
-                             r["degree"], order.get(r["config"], 99)))
+    rows.sort(
+        key=lambda r: (
+            devices.get(r["device"], 9),
+            r["threads"],
+            r["workload"] != "mixgraph",
+            r["ratio"],
+            r["degree"],
+            order.get(r["config"], 99),
+        )
+    )
     return rows
 
 
@@ -92,8 +130,10 @@ def _pct(x):
 
 
 def _cell(rows, workload, config, ratio, degree):
-    return next((r for r in rows if (r["workload"], r["config"], r["ratio"], r["degree"]) ==
-                 (workload, config, ratio, degree)), None)
+    return next(
+        (r for r in rows if (r["workload"], r["config"], r["ratio"], r["degree"]) == (workload, config, ratio, degree)),
+        None,
+    )
 
 
 def _where(ratio, degree):
@@ -102,9 +142,13 @@ def _where(ratio, degree):
 
 def round_scores(records, workload, ratio, degree, config, score):
     """{round: score} of one configuration in one cell, from its runs."""
-    return {r["round"]: v for r in records
-            if (r["workload"], r["ratio"], r["degree"], r["config"]) == (workload, ratio, degree, config)
-            for v in [score(r)] if v}
+    return {
+        r["round"]: v
+        for r in records
+        if (r["workload"], r["ratio"], r["degree"], r["config"]) == (workload, ratio, degree, config)
+        for v in [score(r)]
+        if v
+    }
 
 
 def paired(records, workload, ratio, degree, a, b, score):
@@ -118,8 +162,11 @@ def combined(rows, row):
     """Both tenants' progress in a cell: RocksDB's ops/s over the best
     configuration's alone (same workload and ratio), plus the co-runner's CPU
     time over what it asked for (None where it was not measured)."""
-    alone = [r["ops_per_s"] for r in rows if (r["workload"], r["ratio"], r["degree"]) ==
-             (row["workload"], row["ratio"], 0) and r["ops_per_s"]]
+    alone = [
+        r["ops_per_s"]
+        for r in rows
+        if (r["workload"], r["ratio"], r["degree"]) == (row["workload"], row["ratio"], 0) and r["ops_per_s"]
+    ]
     if not alone or row["ops_per_s"] is None:
         return None
     if not row["degree"]:
@@ -145,8 +192,13 @@ def adaptive_claim(rows, config="hybridio-adaptive", records=()):
     what = "RocksDB's ops/s" if objective == "own" else "combined progress (RocksDB's and the co-runner's)"
     judged, means = [], {}
     for workload, ratio, degree in sorted({(r["workload"], r["ratio"], r["degree"]) for r in rows}):
-        here = [(r, score(r)) for r in rows if (r["workload"], r["ratio"], r["degree"]) == (workload, ratio, degree)
-                and r["config"] in CONFIGS and (r["config"] == config or r["config"] not in ADAPTIVE_OBJECTIVES)]
+        here = [
+            (r, score(r))
+            for r in rows
+            if (r["workload"], r["ratio"], r["degree"]) == (workload, ratio, degree)
+            and r["config"] in CONFIGS
+            and (r["config"] == config or r["config"] not in ADAPTIVE_OBJECTIVES)
+        ]
         here = [(r, v) for r, v in here if v is not None]
         ad = next((v for r, v in here if r["config"] == config), None)
         if ad is None or len(here) < 2:
@@ -157,40 +209,77 @@ def adaptive_claim(rows, config="hybridio-adaptive", records=()):
         # Against the best of the others, round by round.
         rival = max(((r, v) for r, v in here if r["config"] != config), key=lambda x: x[1])[0]["config"]
         st, iv = stats.decide(paired(records, workload, ratio, degree, config, rival, score), ADAPTIVE_REACH)
-        judged.append({"workload": workload, "ratio": ratio, "degree": degree, "adaptive": ad, "best": best["config"],
-                       "best_score": bv, "score": ad / bv, "passed": _at_least(ad, ADAPTIVE_REACH * bv),
-                       "rival": rival, "state": st, "interval": iv.as_dict() if iv else None,
-                       "interval_text": stats.describe(iv)})
-    text = (f"{config} (objective {objective}): in every cell, its {what} >= {ADAPTIVE_REACH:g} x the best "
-            f"configuration's, and the highest mean over the cells")
+        judged.append(
+            {
+                "workload": workload,
+                "ratio": ratio,
+                "degree": degree,
+                "adaptive": ad,
+                "best": best["config"],
+                "best_score": bv,
+                "score": ad / bv,
+                "passed": _at_least(ad, ADAPTIVE_REACH * bv),
+                "rival": rival,
+                "state": st,
+                "interval": iv.as_dict() if iv else None,
+                "interval_text": stats.describe(iv),
+            }
+        )
+    text = (
+        f"{config} (objective {objective}): in every cell, its {what} >= {ADAPTIVE_REACH:g} x the best "
+        f"configuration's, and the highest mean over the cells"
+    )
     if not judged:
-        return {"id": config, "text": text, "passed": None, "state": None, "cells": [],
-                "sentence": f"{config}: no cell with it and another configuration (and, for shared, the co-runner's "
-                            f"progress), so not judged."}
+        return {
+            "id": config,
+            "text": text,
+            "passed": None,
+            "state": None,
+            "cells": [],
+            "sentence": f"{config}: no cell with it and another configuration (and, for shared, the co-runner's "
+            f"progress), so not judged.",
+        }
     ok = [c for c in judged if c["passed"]]
     full = {k: v for k, v in means.items() if len(v) == len(judged)}
     mean = {k: sum(v) / len(v) for k, v in full.items()}
     top = max(mean, key=mean.get) if mean else None
     highest = top == config or (top is not None and _at_least(mean.get(config, 0), mean[top]))
     worst = min(judged, key=lambda c: c["score"])
-    misses = "; ".join(f"{c['workload']} {_where(c['ratio'], c['degree'])}: {c['score']:.2f} of {c['best']}"
-                       for c in judged if not c["passed"])
-    sentence = (f"{config} (objective {objective}, scored by {what}) reached {ADAPTIVE_REACH:.0%} of the best in "
-                f"{len(ok)} of {len(judged)} cells (lowest {worst['score']:.2f}, {worst['workload']} "
-                f"{_where(worst['ratio'], worst['degree'])}, against {worst['best']}); mean "
-                f"{mean.get(config, float('nan')):.3f}"
-                + (f" against {top}'s {mean[top]:.3f}" if top and top != config else ", the highest")
-                + (f"; missed at {misses}" if misses else "") + f": {met(len(ok) == len(judged) and highest)}.")
+    misses = "; ".join(
+        f"{c['workload']} {_where(c['ratio'], c['degree'])}: {c['score']:.2f} of {c['best']}"
+        for c in judged
+        if not c["passed"]
+    )
+    sentence = (
+        f"{config} (objective {objective}, scored by {what}) reached {ADAPTIVE_REACH:.0%} of the best in "
+        f"{len(ok)} of {len(judged)} cells (lowest {worst['score']:.2f}, {worst['workload']} "
+        f"{_where(worst['ratio'], worst['degree'])}, against {worst['best']}); mean "
+        f"{mean.get(config, float('nan')):.3f}"
+        + (f" against {top}'s {mean[top]:.3f}" if top and top != config else ", the highest")
+        + (f"; missed at {misses}" if misses else "")
+        + f": {met(len(ok) == len(judged) and highest)}."
+    )
     # The highest mean is a point estimate: short of it, the claim cannot be met.
     state = stats.worst_state([c["state"] for c in judged] + ([] if highest else [stats.UNRESOLVED]))
     counts = {k: sum(c["state"] == k for c in judged) for k in (stats.MET, stats.NOT_MET, stats.UNRESOLVED)}
-    sentence += (" Paired by round, against the best other configuration, 95% intervals: "
-                 + "; ".join(f"{c['workload']} {_where(c['ratio'], c['degree'])} {c['interval_text']} "
-                             f"({stats.STATE_WORDS[c['state']]})" for c in judged)
-                 + f"; {counts[stats.MET]} met, {counts[stats.NOT_MET]} not met, {counts[stats.UNRESOLVED]} "
-                   f"unresolved: {stats.STATE_WORDS[state]}.")
-    return {"id": config, "text": text, "passed": len(ok) == len(judged) and highest, "state": state,
-            "cells": judged, "means": mean, "sentence": sentence}
+    sentence += (
+        " Paired by round, against the best other configuration, 95% intervals: "
+        + "; ".join(
+            f"{c['workload']} {_where(c['ratio'], c['degree'])} {c['interval_text']} ({stats.STATE_WORDS[c['state']]})"
+            for c in judged
+        )
+        + f"; {counts[stats.MET]} met, {counts[stats.NOT_MET]} not met, {counts[stats.UNRESOLVED]} "
+        f"unresolved: {stats.STATE_WORDS[state]}."
+    )
+    return {
+        "id": config,
+        "text": text,
+        "passed": len(ok) == len(judged) and highest,
+        "state": state,
+        "cells": judged,
+        "means": mean,
+        "sentence": sentence,
+    }
 
 
 def threads_claim(rows, records=()):
@@ -200,30 +289,47 @@ def threads_claim(rows, records=()):
     judged = []
     for workload in sorted({r["workload"] for r in rows}):
         # The other objective's adaptive is no rival: the static configurations are.
-        here = [r for r in rows if r["workload"] == workload and r["ops_per_s"] and
-                r["config"] != "hybridio-adaptive-own"]
+        here = [
+            r for r in rows if r["workload"] == workload and r["ops_per_s"] and r["config"] != "hybridio-adaptive-own"
+        ]
         ad = next((r for r in here if r["config"] == "hybridio-adaptive"), None)
         if ad is None or len(here) < 2:
             continue
         best = max(here, key=lambda r: r["ops_per_s"])
         rival = max((r for r in here if r is not ad), key=lambda r: r["ops_per_s"])["config"]
-        st, iv = stats.decide(paired(records, workload, ad["ratio"], ad["degree"], "hybridio-adaptive", rival,
-                                     lambda r: r["ops_per_s"]), THREADS_REACH)
-        judged.append({"workload": workload, "score": ad["ops_per_s"] / best["ops_per_s"], "best": best["config"],
-                       "passed": _at_least(ad["ops_per_s"], THREADS_REACH * best["ops_per_s"]), "rival": rival,
-                       "state": st, "interval": iv.as_dict() if iv else None, "interval_text": stats.describe(iv)})
+        st, iv = stats.decide(
+            paired(records, workload, ad["ratio"], ad["degree"], "hybridio-adaptive", rival, lambda r: r["ops_per_s"]),
+            THREADS_REACH,
+        )
+        judged.append(
+            {
+                "workload": workload,
+                "score": ad["ops_per_s"] / best["ops_per_s"],
+                "best": best["config"],
+                "passed": _at_least(ad["ops_per_s"], THREADS_REACH * best["ops_per_s"]),
+                "rival": rival,
+                "state": st,
+                "interval": iv.as_dict() if iv else None,
+                "interval_text": stats.describe(iv),
+            }
+        )
     if not judged:
         return None
     ok = all(c["passed"] for c in judged)
     state = stats.worst_state(c["state"] for c in judged)
-    return {"id": "threads", "text": f"{THREADS} client threads on every core: hybridio-adaptive's ops/s >= "
-                                     f"{THREADS_REACH:g} x the best configuration's", "passed": ok, "state": state,
-            "cells": judged,
-            "sentence": f"{THREADS} client threads: adaptive / best " +
-                        ", ".join(f"{c['workload']} {c['score']:.2f} (best {c['best']})" for c in judged) +
-                        " by medians; paired by round against the best other configuration, " +
-                        ", ".join(f"{c['workload']} {c['interval_text']} ({stats.STATE_WORDS[c['state']]})"
-                                  for c in judged) + f": {stats.STATE_WORDS[state]}."}
+    return {
+        "id": "threads",
+        "text": f"{THREADS} client threads on every core: hybridio-adaptive's ops/s >= "
+        f"{THREADS_REACH:g} x the best configuration's",
+        "passed": ok,
+        "state": state,
+        "cells": judged,
+        "sentence": f"{THREADS} client threads: adaptive / best "
+        + ", ".join(f"{c['workload']} {c['score']:.2f} (best {c['best']})" for c in judged)
+        + " by medians; paired by round against the best other configuration, "
+        + ", ".join(f"{c['workload']} {c['interval_text']} ({stats.STATE_WORDS[c['state']]})" for c in judged)
+        + f": {stats.STATE_WORDS[state]}.",
+    }
 
 
 def verdict_word(ratio):
@@ -247,33 +353,59 @@ def poll_vs_interrupt(rows, sweep_ratio, records=()):
         ops = p["ops_per_s"] / i["ops_per_s"]
         pr = paired(records, "mixgraph", ratio, degree, "hybridio-poll", "hybridio-interrupt", lambda x: x["ops_per_s"])
         iv = stats.ratio_interval(pr) if pr else None
-        table.append({"ratio": ratio, "degree": degree, "poll_ops_per_s": p["ops_per_s"], "paired": pr,
-                      "ops_ratio_interval": iv.as_dict() if iv else None, "ops_ratio_text": stats.describe(iv),
-                      "interrupt_ops_per_s": i["ops_per_s"], "ops_ratio": ops,
-                      "mean_latency_ratio": p["micros_per_op"] / i["micros_per_op"] if i["micros_per_op"] else None,
-                      "p99_ratio": p["p99_us"] / i["p99_us"] if p["p99_us"] and i["p99_us"] else None,
-                      "verdict": verdict_word(ops)})
+        table.append(
+            {
+                "ratio": ratio,
+                "degree": degree,
+                "poll_ops_per_s": p["ops_per_s"],
+                "paired": pr,
+                "ops_ratio_interval": iv.as_dict() if iv else None,
+                "ops_ratio_text": stats.describe(iv),
+                "interrupt_ops_per_s": i["ops_per_s"],
+                "ops_ratio": ops,
+                "mean_latency_ratio": p["micros_per_op"] / i["micros_per_op"] if i["micros_per_op"] else None,
+                "p99_ratio": p["p99_us"] / i["p99_us"] if p["p99_us"] and i["p99_us"] else None,
+                "verdict": verdict_word(ops),
+            }
+        )
     claims, said = [], []
     alone = [t for t in table if not t["degree"]]
     contended = [t for t in table if t["degree"] >= 10]
     if alone:
         ok = all(_at_least(t["ops_ratio"], HURTS) for t in alone)
         st = stats.worst_state(stats.decide(t["paired"], HURTS)[0] for t in alone)
-        claims.append({"id": "poll-alone", "text": f"alone, hybridio-poll's ops/s >= {HURTS:g} x hybridio-interrupt's "
-                                                   f"at every ratio (the thesis: polling wins or ties alone)",
-                       "passed": ok, "state": st})
-        said.append("Alone, poll / interrupt ops/s: " + ", ".join(f"{t['ops_ratio_text']} at {ratio_label(t['ratio'])}"
-                                                                  for t in alone) +
-                    f" (the thesis, SPDK / Posix: 2:1 ≈ equal, 5:1 +12%, 10:1 +48%): {stats.STATE_WORDS[st]}.")
+        claims.append(
+            {
+                "id": "poll-alone",
+                "text": f"alone, hybridio-poll's ops/s >= {HURTS:g} x hybridio-interrupt's "
+                f"at every ratio (the thesis: polling wins or ties alone)",
+                "passed": ok,
+                "state": st,
+            }
+        )
+        said.append(
+            "Alone, poll / interrupt ops/s: "
+            + ", ".join(f"{t['ops_ratio_text']} at {ratio_label(t['ratio'])}" for t in alone)
+            + f" (the thesis, SPDK / Posix: 2:1 ≈ equal, 5:1 +12%, 10:1 +48%): {stats.STATE_WORDS[st]}."
+        )
     if contended:
         ok = all(t["ops_ratio"] < HURTS for t in contended)
         st = stats.worst_state(stats.decide(t["paired"], HURTS, below=True)[0] for t in contended)
-        claims.append({"id": "poll-contended", "text": f"from 10% interference on, hybridio-poll's ops/s < {HURTS:g} x "
-                                                       f"hybridio-interrupt's in every cell (the thesis: 10% costs "
-                                                       f"SPDK ~50%, Posix < 1%)", "passed": ok, "state": st})
-        said.append("With a co-runner at 10% or more, poll / interrupt ops/s: " +
-                    ", ".join(f"{t['ops_ratio_text']} at {_where(t['ratio'], t['degree'])}" for t in contended) +
-                    f": {stats.STATE_WORDS[st]}.")
+        claims.append(
+            {
+                "id": "poll-contended",
+                "text": f"from 10% interference on, hybridio-poll's ops/s < {HURTS:g} x "
+                f"hybridio-interrupt's in every cell (the thesis: 10% costs "
+                f"SPDK ~50%, Posix < 1%)",
+                "passed": ok,
+                "state": st,
+            }
+        )
+        said.append(
+            "With a co-runner at 10% or more, poll / interrupt ops/s: "
+            + ", ".join(f"{t['ops_ratio_text']} at {_where(t['ratio'], t['degree'])}" for t in contended)
+            + f": {stats.STATE_WORDS[st]}."
+        )
     sweep = sorted((t for t in table if t["ratio"] == sweep_ratio and t["degree"]), key=lambda t: t["degree"])
     crossover = None
     for k, t in enumerate(sweep):
@@ -281,10 +413,15 @@ def poll_vs_interrupt(rows, sweep_ratio, records=()):
             crossover = t["degree"]
             break
     if sweep:
-        said.append(f"At {ratio_label(sweep_ratio)} polling hurts from "
-                    + (f"{crossover}% interference on" if crossover is not None else "no degree on (it never "
-                       "stays below interrupts)")
-                    + " (the thesis: from ~5%; poll only when ≥ 95% of the CPU is free).")
+        said.append(
+            f"At {ratio_label(sweep_ratio)} polling hurts from "
+            + (
+                f"{crossover}% interference on"
+                if crossover is not None
+                else "no degree on (it never stays below interrupts)"
+            )
+            + " (the thesis: from ~5%; poll only when ≥ 95% of the CPU is free)."
+        )
     return {"table": table, "claims": claims, "sentences": said, "crossover_degree": crossover}
 
 
@@ -307,23 +444,38 @@ def posix_claims(rows, sweep_ratio, records=()):
             if cpu:
                 hc, pc = h.get("cpu_us_per_op"), p.get("cpu_us_per_op")
                 ok = ok and hc is not None and pc is not None and hc <= pc * (1 + EPS)
-                cpu_text = (f", CPU {hc:.1f} against {pc:.1f} µs/op" if hc is not None and pc is not None
-                            else ", CPU per operation not measured")
-            text = (f"{workload} alone: {config}'s ops/s >= {POSIX_REACH:g} x posix-direct's"
-                    + (" at no more CPU per operation" if cpu else ""))
-            st, iv = stats.decide(paired(records, workload, sweep_ratio, 0, config, "posix-direct",
-                                     lambda x: x["ops_per_s"]), POSIX_REACH)
+                cpu_text = (
+                    f", CPU {hc:.1f} against {pc:.1f} µs/op"
+                    if hc is not None and pc is not None
+                    else ", CPU per operation not measured"
+                )
+            text = f"{workload} alone: {config}'s ops/s >= {POSIX_REACH:g} x posix-direct's" + (
+                " at no more CPU per operation" if cpu else ""
+            )
+            st, iv = stats.decide(
+                paired(records, workload, sweep_ratio, 0, config, "posix-direct", lambda x: x["ops_per_s"]), POSIX_REACH
+            )
             said = f"ops/s {stats.describe(iv)}"
             if cpu:
-                cst, civ = stats.decide(paired(records, workload, sweep_ratio, 0, "posix-direct", config,
-                                           lambda x: x.get("cpu_us_per_op")), 1.0)
+                cst, civ = stats.decide(
+                    paired(records, workload, sweep_ratio, 0, "posix-direct", config, lambda x: x.get("cpu_us_per_op")),
+                    1.0,
+                )
                 st = stats.worst_state([st, cst])
                 said += f", posix-direct's CPU per operation over ours {stats.describe(civ)}"
-            claims.append({"id": f"{workload}-{config}-vs-posix", "text": text, "passed": ok, "ratio": r,
-                           "state": st, "interval": iv.as_dict() if iv else None,
-                           "sentence": f"{workload} alone: {config} {h['ops_per_s']:,.0f} ops/s, posix-direct "
-                                       f"{p['ops_per_s']:,.0f} ({r:.2f}x{cpu_text}): {met(ok)}; paired by round, "
-                                       f"{said}: {stats.STATE_WORDS[st]}."})
+            claims.append(
+                {
+                    "id": f"{workload}-{config}-vs-posix",
+                    "text": text,
+                    "passed": ok,
+                    "ratio": r,
+                    "state": st,
+                    "interval": iv.as_dict() if iv else None,
+                    "sentence": f"{workload} alone: {config} {h['ops_per_s']:,.0f} ops/s, posix-direct "
+                    f"{p['ops_per_s']:,.0f} ({r:.2f}x{cpu_text}): {met(ok)}; paired by round, "
+                    f"{said}: {stats.STATE_WORDS[st]}.",
+                }
+            )
     return claims
 
 
@@ -347,10 +499,17 @@ def thesis_rows(rows, sweep_ratio, degrees, ratios):
     """The thesis's figures beside ours: SPDK ↔ hybridio-poll, Posix ↔ posix
     (and hybridio-interrupt, hybridio-adaptive beside them)."""
     out = []
-    configs = [c for c in ("hybridio-poll", "posix", "hybridio-interrupt", "hybridio-adaptive")
-               if any(r["config"] == c for r in rows)]
-    short = {"hybridio-poll": "poll", "posix": "posix", "hybridio-interrupt": "interrupt",
-             "hybridio-adaptive": "adaptive"}
+    configs = [
+        c
+        for c in ("hybridio-poll", "posix", "hybridio-interrupt", "hybridio-adaptive")
+        if any(r["config"] == c for r in rows)
+    ]
+    short = {
+        "hybridio-poll": "poll",
+        "posix": "posix",
+        "hybridio-interrupt": "interrupt",
+        "hybridio-adaptive": "adaptive",
+    }
 
     def per_config(fn):
         parts = [f"{short[c]} {_pct(fn(c))}" for c in configs if fn(c) is not None]
@@ -363,13 +522,23 @@ def thesis_rows(rows, sweep_ratio, degrees, ratios):
             if v is not None:
                 ours.append(f"{short[x]} vs {short[y]} {_pct(v)}")
         if ours:
-            out.append({"finding": f"alone at {ratio_label(r)}: SPDK against Posix, ops/s",
-                        "thesis": THESIS["alone_spdk_over_posix"].get(r, "–"), "ours": ", ".join(ours)})
+            out.append(
+                {
+                    "finding": f"alone at {ratio_label(r)}: SPDK against Posix, ops/s",
+                    "thesis": THESIS["alone_spdk_over_posix"].get(r, "–"),
+                    "ours": ", ".join(ours),
+                }
+            )
     if 10 in degrees:
         ours = per_config(lambda c: _change(rows, c, sweep_ratio, 10))
         if ours:
-            out.append({"finding": f"10% interference at {ratio_label(sweep_ratio)}, ops/s against alone",
-                        "thesis": THESIS["at10"], "ours": ours})
+            out.append(
+                {
+                    "finding": f"10% interference at {ratio_label(sweep_ratio)}, ops/s against alone",
+                    "thesis": THESIS["at10"],
+                    "ours": ours,
+                }
+            )
     low = [d for d in degrees if 0 < d <= 5]
     high = [d for d in degrees if d > 5]
     if low or high:
@@ -379,31 +548,68 @@ def thesis_rows(rows, sweep_ratio, degrees, ratios):
             if v is not None or w is not None:
                 parts.append(f"{d}%: poll {_pct(v)} against alone, {_pct(w)} against posix")
         if parts:
-            out.append({"finding": f"polling's loss below and above ~5% interference ({ratio_label(sweep_ratio)})",
-                        "thesis": THESIS["gap"], "ours": "; ".join(parts)})
+            out.append(
+                {
+                    "finding": f"polling's loss below and above ~5% interference ({ratio_label(sweep_ratio)})",
+                    "thesis": THESIS["gap"],
+                    "ours": "; ".join(parts),
+                }
+            )
     ours = per_config(lambda c: _change(rows, c, sweep_ratio, FULL_DEGREE))
     if ours:
-        out.append({"finding": f"full co-runner (100%) at {ratio_label(sweep_ratio)}, ops/s against alone",
-                    "thesis": THESIS["full_ops"], "ours": ours})
+        out.append(
+            {
+                "finding": f"full co-runner (100%) at {ratio_label(sweep_ratio)}, ops/s against alone",
+                "thesis": THESIS["full_ops"],
+                "ours": ours,
+            }
+        )
     ours = per_config(lambda c: _change(rows, c, sweep_ratio, FULL_DEGREE, "micros_per_op"))
     if ours:
-        out.append({"finding": f"full co-runner (100%) at {ratio_label(sweep_ratio)}, mean latency against alone",
-                    "thesis": THESIS["full_latency"], "ours": ours})
-    contended = [(r["ratio"], r["degree"]) for r in rows if r["workload"] == "mixgraph"
-                 and r["config"] == "hybridio-poll" and r["degree"]]
+        out.append(
+            {
+                "finding": f"full co-runner (100%) at {ratio_label(sweep_ratio)}, mean latency against alone",
+                "thesis": THESIS["full_latency"],
+                "ours": ours,
+            }
+        )
+    contended = [
+        (r["ratio"], r["degree"])
+        for r in rows
+        if r["workload"] == "mixgraph" and r["config"] == "hybridio-poll" and r["degree"]
+    ]
     lat = [v for v in (_change(rows, "hybridio-poll", r, d, "micros_per_op") for r, d in contended) if v is not None]
     ops = [v for v in (_change(rows, "hybridio-poll", r, d) for r, d in contended) if v is not None]
     if lat and ops:
-        out.append({"finding": "worst of hybridio-poll over the contention cells, against alone",
-                    "thesis": THESIS["worst"], "ours": f"latency {_pct(max(lat))}, ops/s {_pct(min(ops))}"})
+        out.append(
+            {
+                "finding": "worst of hybridio-poll over the contention cells, against alone",
+                "thesis": THESIS["worst"],
+                "ours": f"latency {_pct(max(lat))}, ops/s {_pct(min(ops))}",
+            }
+        )
     return out
 
 
 def plugin_table(rows):
     """Per plugin configuration and cell: the plugin's cache hit ratio and wait-mode shares."""
-    return [{k: r[k] for k in ("workload", "config", "ratio", "degree", "cache_hit_ratio", "wait_interrupt",
-                               "wait_poll", "wait_hybrid")}
-            for r in rows if r["config"].startswith("hybridio-")]
+    return [
+        {
+            k: r[k]
+            for k in (
+                "workload",
+                "config",
+                "ratio",
+                "degree",
+                "cache_hit_ratio",
+                "wait_interrupt",
+                "wait_poll",
+                "wait_hybrid",
+            )
+        }
+        for r in rows
+        if r["config"].startswith("hybridio-")
+    ]
 
 
 def device_findings(rows, sweep_ratio, degrees, ratios, records=()):
@@ -413,9 +619,14 @@ def device_findings(rows, sweep_ratio, degrees, ratios, records=()):
     vs_posix = posix_claims(rows, sweep_ratio, records)
     claims = adaptive + pvi["claims"] + vs_posix
     sentences = [a["sentence"] for a in adaptive] + pvi["sentences"] + [c["sentence"] for c in vs_posix]
-    return {"claims": [c for c in claims if c["passed"] is not None], "sentences": sentences,
-            "poll_vs_interrupt": pvi["table"], "crossover_degree": pvi["crossover_degree"],
-            "thesis": thesis_rows(rows, sweep_ratio, degrees, ratios), "plugin": plugin_table(rows)}
+    return {
+        "claims": [c for c in claims if c["passed"] is not None],
+        "sentences": sentences,
+        "poll_vs_interrupt": pvi["table"],
+        "crossover_degree": pvi["crossover_degree"],
+        "thesis": thesis_rows(rows, sweep_ratio, degrees, ratios),
+        "plugin": plugin_table(rows),
+    }
 
 
 def findings(rows, sweep_ratio, degrees, ratios, records=()):
@@ -423,8 +634,7 @@ def findings(rows, sweep_ratio, degrees, ratios, records=()):
     device the judged claims, the sentences and the tables (each entry names
     its device), and the threads experiment's claim. The runs (records) give
     each claim its paired, per-round interval and state."""
-    out = {"claims": [], "sentences": [], "poll_vs_interrupt": [], "crossover_degree": {}, "thesis": [],
-           "plugin": []}
+    out = {"claims": [], "sentences": [], "poll_vs_interrupt": [], "crossover_degree": {}, "thesis": [], "plugin": []}
     for device in [d for d in DEVICES if any(r["device"] == d for r in rows)]:
         mine = [r for r in rows if r["device"] == device and r["threads"] == 1]
         runs = [r for r in records if r.get("device", "disk") == device and r.get("threads", 1) == 1]

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """The RocksDB study's figures (the thesis's Figures 12-17, from the cell
 medians) and its self-contained report.html."""
+
 import base64
 
 import jinja2
@@ -56,8 +57,13 @@ def ratios(rows, path):
     for ax, degree in zip(axes, (0, RATIOS_DEGREE)):
         for i, c in enumerate(_configs(mine)):
             by = {r["ratio"]: r for r in mine if r["config"] == c and r["degree"] == degree}
-            ax.plot(range(len(rs)), [_val(by[x]["ops_per_s"]) if x in by else float("nan") for x in rs],
-                    marker="o", color=f"C{i}", label=c)
+            ax.plot(
+                range(len(rs)),
+                [_val(by[x]["ops_per_s"]) if x in by else float("nan") for x in rs],
+                marker="o",
+                color=f"C{i}",
+                label=c,
+            )
         ax.set_xticks(range(len(rs)), [ratio_label(x) for x in rs])
         ax.set_xlabel("dataset : cache")
         ax.set_title("alone" if not degree else f"co-runner at {degree}%")
@@ -79,8 +85,13 @@ def full(rows, ratio, path):
     for ax, f, title in zip(axes, ("ops_per_s", "micros_per_op"), ("ops/s", "mean latency (µs/op)")):
         for j, (degree, label) in enumerate(((0, "alone"), (FULL_DEGREE, f"co-runner at {FULL_DEGREE}%"))):
             by = {r["config"]: r for r in mine if r["degree"] == degree}
-            ax.bar([i + j * width for i in range(len(configs))], [_val(by[c][f]) for c in configs], width,
-                   label=label, color=f"C{j}")
+            ax.bar(
+                [i + j * width for i in range(len(configs))],
+                [_val(by[c][f]) for c in configs],
+                width,
+                label=label,
+                color=f"C{j}",
+            )
         ax.set_xticks([i + width / 2 for i in range(len(configs))], configs, rotation=20, ha="right")
         ax.set_title(title)
     axes[0].legend(fontsize=8)
@@ -94,11 +105,10 @@ def draw(rows, sweep_ratio, degrees, plot_dir):
     for device in dict.fromkeys(r["device"] for r in rows):
         mine = [r for r in rows if r["device"] == device and r["threads"] == 1]
         for name, title, fn in (
-                ("sweep", "against the interference degree (Figure 16)",
-                 lambda p: sweep(mine, sweep_ratio, degrees, p)),
-                ("ratios", "against the dataset:cache ratio (Figure 17)", lambda p: ratios(mine, p)),
-                ("full", "alone and beside a full co-runner (Figures 12-15)",
-                 lambda p: full(mine, sweep_ratio, p))):
+            ("sweep", "against the interference degree (Figure 16)", lambda p: sweep(mine, sweep_ratio, degrees, p)),
+            ("ratios", "against the dataset:cache ratio (Figure 17)", lambda p: ratios(mine, p)),
+            ("full", "alone and beside a full co-runner (Figures 12-15)", lambda p: full(mine, sweep_ratio, p)),
+        ):
             path = plot_dir / f"rocksdb-{device}-{name}.png"
             if fn(path):
                 out.append((f"{device}: {title}", path))
@@ -128,7 +138,8 @@ def render(out, doc, figures):
     env.filters["ratio"] = ratio_label
     env.filters["pct"] = lambda v: "–" if v is None else f"{100 * v:.0f}%"
     html = env.get_template("rocksdb.html.j2").render(
-        doc=doc, meta=doc["meta"], figures=[(t, _data_uri(p)) for t, p in figures])
+        doc=doc, meta=doc["meta"], figures=[(t, _data_uri(p)) for t, p in figures]
+    )
     path = out / "report.html"
     path.write_text(html)
     return path

@@ -18,6 +18,7 @@ the ratios alone and at 50% (Figure 17); alone against a full co-runner
 tree with cold caches. Writes runs.csv, rocksdb.json (medians, claims, the
 thesis's figures beside ours), plots and report.html.
 """
+
 import argparse
 import contextlib
 import csv
@@ -40,14 +41,31 @@ from . import command, corunner, dbbench, matrix, outdir, rounds
 from .errors import UsageError
 from .hiobench import ROOT
 from .pagecache import MIB, PageCacheLimit
-from .rocksdb_findings import (ADAPTIVE_OBJECTIVES, ADAPTIVE_REACH, CONFIGS, DEVICES, FULL_DEGREE, RATIOS_DEGREE,
-                               THREADS, findings, plugin_configs, ratio_label, summarize)
+from .rocksdb_findings import (
+    ADAPTIVE_OBJECTIVES,
+    ADAPTIVE_REACH,
+    CONFIGS,
+    DEVICES,
+    FULL_DEGREE,
+    RATIOS_DEGREE,
+    THREADS,
+    findings,
+    plugin_configs,
+    ratio_label,
+    summarize,
+)
 
 EXPERIMENTS = ("sweep", "ratios", "full", "threads")
 WORKLOADS = ("mixgraph", "readrandom")
 CORUNNERS = ("cpu", "dbbench")
-DEFAULTS = {"dataset_gb": 1.0, "runtime": 5, "repeats": 5, "degrees": "0,5,10,20,50,100", "devices": ",".join(DEVICES),
-            "budget": "0"}
+DEFAULTS = {
+    "dataset_gb": 1.0,
+    "runtime": 5,
+    "repeats": 5,
+    "degrees": "0,5,10,20,50,100",
+    "devices": ",".join(DEVICES),
+    "budget": "0",
+}
 QUICK = {"dataset_gb": 0.2, "runtime": 3, "repeats": 1, "degrees": "0,50", "devices": "disk,pcie4", "budget": "0"}
 # Where the emulated devices' DB copies live: the model is the device, the
 # file system only holds the data.
@@ -65,12 +83,12 @@ COMPACT_BYTES_PER_S = 100e6
 
 @dataclass(frozen=True)
 class Cell:
-    workload: str   # mixgraph or readrandom
+    workload: str  # mixgraph or readrandom
     config: str
-    ratio: float    # dataset:cache
-    degree: int     # the co-runner's share of the core, %; 0: alone
+    ratio: float  # dataset:cache
+    degree: int  # the co-runner's share of the core, %; 0: alone
     device: str = "disk"  # disk, or an emulated SSD's profile (pcie3, pcie4)
-    threads: int = 1      # db_bench's client threads: 1 on the shared core, more on every core
+    threads: int = 1  # db_bench's client threads: 1 on the shared core, more on every core
 
     @property
     def plugin(self):
@@ -79,43 +97,76 @@ class Cell:
 
 # --- input -----------------------------------------------------------------------------------------------------
 
+
 def parse_args(argv):
-    ap = argparse.ArgumentParser(prog="hio-study rocksdb", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true",
-                    help=f"a short study: a {QUICK['dataset_gb']:g} GB dataset, devices {QUICK['devices']}, degrees "
-                         f"{QUICK['degrees']}, {QUICK['runtime']} s runs, 1 repeat")
+    ap = argparse.ArgumentParser(
+        prog="hio-study rocksdb", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"a short study: a {QUICK['dataset_gb']:g} GB dataset, devices {QUICK['devices']}, degrees "
+        f"{QUICK['degrees']}, {QUICK['runtime']} s runs, 1 repeat",
+    )
     ap.add_argument("--out", help="results folder (default: a new folder in the system temp directory)")
-    ap.add_argument("--dir", default=os.path.join(tempfile.gettempdir(), "hybridio-rocksdb"),
-                    help="where the loaded DB is kept and reused (default: %(default)s)")
-    ap.add_argument("--dataset-gb", help=f"size of the loaded DB in GB (default: {DEFAULTS['dataset_gb']:g}, "
-                                         f"--quick: {QUICK['dataset_gb']:g})")
+    ap.add_argument(
+        "--dir",
+        default=os.path.join(tempfile.gettempdir(), "hybridio-rocksdb"),
+        help="where the loaded DB is kept and reused (default: %(default)s)",
+    )
+    ap.add_argument(
+        "--dataset-gb",
+        help=f"size of the loaded DB in GB (default: {DEFAULTS['dataset_gb']:g}, --quick: {QUICK['dataset_gb']:g})",
+    )
     ap.add_argument("--num", help="keys to load (and mixgraph's key range); overrides --dataset-gb")
     ap.add_argument("--reload", action="store_true", help="load the DB again even if one of these parameters exists")
-    ap.add_argument("--configs", default=",".join(CONFIGS),
-                    help="comma-separated; the emulated devices run the plugin's only (default: %(default)s)")
-    ap.add_argument("--devices", help=f"comma-separated: disk (the DB under --dir), pcie3, pcie4 (the DB on tmpfs "
-                                      f"under the plugin's emulated timing) (default: {DEFAULTS['devices']}, "
-                                      f"--quick: {QUICK['devices']})")
+    ap.add_argument(
+        "--configs",
+        default=",".join(CONFIGS),
+        help="comma-separated; the emulated devices run the plugin's only (default: %(default)s)",
+    )
+    ap.add_argument(
+        "--devices",
+        help=f"comma-separated: disk (the DB under --dir), pcie3, pcie4 (the DB on tmpfs "
+        f"under the plugin's emulated timing) (default: {DEFAULTS['devices']}, "
+        f"--quick: {QUICK['devices']})",
+    )
     ap.add_argument("--experiments", default=",".join(EXPERIMENTS), help="comma-separated (default: %(default)s)")
-    ap.add_argument("--ratios", default=DEFAULT_RATIOS,
-                    help="dataset:cache ratios, e.g. 2,5,10 or 2:1,5:1; the sweep and the full co-runner run at "
-                         "the middle one (default: %(default)s)")
-    ap.add_argument("--degrees", help=f"interference degrees of the sweep, %% of the core (default: "
-                                      f"{DEFAULTS['degrees']}, --quick: {QUICK['degrees']})")
-    ap.add_argument("--runtime", help=f"seconds per run (default: {DEFAULTS['runtime']}, "
-                                      f"--quick: {QUICK['runtime']})")
+    ap.add_argument(
+        "--ratios",
+        default=DEFAULT_RATIOS,
+        help="dataset:cache ratios, e.g. 2,5,10 or 2:1,5:1; the sweep and the full co-runner run at "
+        "the middle one (default: %(default)s)",
+    )
+    ap.add_argument(
+        "--degrees",
+        help=f"interference degrees of the sweep, %% of the core (default: "
+        f"{DEFAULTS['degrees']}, --quick: {QUICK['degrees']})",
+    )
+    ap.add_argument("--runtime", help=f"seconds per run (default: {DEFAULTS['runtime']}, --quick: {QUICK['runtime']})")
     ap.add_argument("--repeats", help=f"runs per cell, interleaved (default: {DEFAULTS['repeats']}, --quick: 1)")
-    ap.add_argument("--budget", help="time for more rounds of the cells where an adaptive claim is unresolved, the "
-                                     "most uncertain first, e.g. 30m or 90s (default: 0, none)")
-    ap.add_argument("--workloads", default=",".join(WORKLOADS),
-                    help="the sweep's and the threads experiment's workloads (default: %(default)s)")
+    ap.add_argument(
+        "--budget",
+        help="time for more rounds of the cells where an adaptive claim is unresolved, the "
+        "most uncertain first, e.g. 30m or 90s (default: 0, none)",
+    )
+    ap.add_argument(
+        "--workloads",
+        default=",".join(WORKLOADS),
+        help="the sweep's and the threads experiment's workloads (default: %(default)s)",
+    )
     ap.add_argument("--core", help="the CPU that RocksDB and the co-runner share (default: the last CPU)")
-    ap.add_argument("--corunner", default="cpu",
-                    help="cpu: stress-ng --cpu at the degree; dbbench: a second db_bench doing fillrandom, stopped "
-                         "and continued to the degree (default: %(default)s)")
-    ap.add_argument("--plugin", default=str(ROOT / "build" / "plugins" / "rocksdb" / "libhybridio-rocksdb.so"),
-                    help="hybridio's RocksDB plugin (default: %(default)s)")
+    ap.add_argument(
+        "--corunner",
+        default="cpu",
+        help="cpu: stress-ng --cpu at the degree; dbbench: a second db_bench doing fillrandom, stopped "
+        "and continued to the degree (default: %(default)s)",
+    )
+    ap.add_argument(
+        "--plugin",
+        default=str(ROOT / "build" / "plugins" / "rocksdb" / "libhybridio-rocksdb.so"),
+        help="hybridio's RocksDB plugin (default: %(default)s)",
+    )
     ap.add_argument("--db-bench", default="db_bench", help="(default: %(default)s)")
     a = ap.parse_args(argv)
     for k, v in (QUICK if a.quick else DEFAULTS).items():
@@ -138,8 +189,9 @@ def _names(name, text, known):
     names = [x.strip() for x in text.split(",") if x.strip()]
     bad = [n for n in names if n not in known]
     if bad or not names:
-        raise UsageError(f"--{name} {text!r}: unknown {name[:-1]} {bad[0] if bad else ''!r} "
-                         f"(known: {', '.join(known)})")
+        raise UsageError(
+            f"--{name} {text!r}: unknown {name[:-1]} {bad[0] if bad else ''!r} (known: {', '.join(known)})"
+        )
     return [k for k in known if k in names]
 
 
@@ -152,8 +204,9 @@ def parse_ratios(text):
             if not 1 <= v <= 1000:
                 raise ValueError
         except ValueError:
-            raise UsageError(f"--ratios: {part.strip()!r} is not a dataset:cache ratio from 1 to 1000 "
-                             f"(e.g. 5 or 5:1)") from None
+            raise UsageError(
+                f"--ratios: {part.strip()!r} is not a dataset:cache ratio from 1 to 1000 (e.g. 5 or 5:1)"
+            ) from None
         vals.append(v)
     return sorted(set(vals))
 
@@ -214,7 +267,7 @@ def resolve(a):
     a.repeats = _int("repeats", a.repeats, 1, 20, "runs per cell")
     budget_s = rounds.parse_budget(a.budget)
     if a.num is not None:
-        num = _int("num", a.num, 100, 10 ** 10, "keys to load")
+        num = _int("num", a.num, 100, 10**10, "keys to load")
     else:
         try:
             gb = float(a.dataset_gb)
@@ -229,15 +282,19 @@ def resolve(a):
         raise UsageError(f"--corunner {a.corunner!r}: unknown co-runner (co-runners: {', '.join(CORUNNERS)})")
     cells, sweep = cells_for(experiments, configs, ratios, degrees, devices, workloads)
     if not cells:
-        raise UsageError(f"--experiments {a.experiments!r} with --configs {a.configs!r} on --devices {a.devices!r}: "
-                         f"nothing to run (the emulated devices run the plugin's configurations only, the threads "
-                         f"experiment the disk)")
+        raise UsageError(
+            f"--experiments {a.experiments!r} with --configs {a.configs!r} on --devices {a.devices!r}: "
+            f"nothing to run (the emulated devices run the plugin's configurations only, the threads "
+            f"experiment the disk)"
+        )
     memory = None
     if any(c.device != "disk" for c in cells):
         memory = Path(MEMORY_DIR)
         if dbbench.filesystem_type(memory) not in ("tmpfs", "ramfs"):
-            raise UsageError(f"the emulated devices need {MEMORY_DIR} in memory (tmpfs) for their DB copies; "
-                             f"run --devices disk alone")
+            raise UsageError(
+                f"the emulated devices need {MEMORY_DIR} in memory (tmpfs) for their DB copies; "
+                f"run --devices disk alone"
+            )
     if any(c.degree for c in cells) and a.corunner == "cpu":
         corunner.check_installed()
     out = outdir.results_path(a.out, "hybridio-rocksdb").absolute()
@@ -245,32 +302,59 @@ def resolve(a):
     if any(c.plugin for c in cells):
         plugin = Path(a.plugin)
         if not plugin.is_file():
-            raise UsageError(f"the hybridio RocksDB plugin {plugin} does not exist: build it with `make build` "
-                             f"(or pass --plugin PATH), or run the Posix configurations alone "
-                             f"(--configs posix,posix-direct)")
+            raise UsageError(
+                f"the hybridio RocksDB plugin {plugin} does not exist: build it with `make build` "
+                f"(or pass --plugin PATH), or run the Posix configurations alone "
+                f"(--configs posix,posix-direct)"
+            )
         if "&" in str(out):
-            raise UsageError(f"--out {str(out)!r}: the plugin's statistics path goes into its URI, whose keys "
-                             f"'&' separates; choose a folder without '&'")
+            raise UsageError(
+                f"--out {str(out)!r}: the plugin's statistics path goes into its URI, whose keys "
+                f"'&' separates; choose a folder without '&'"
+            )
     dbdir = Path(a.dir)
     fs = dbbench.filesystem_type(dbdir)
     if fs in ("tmpfs", "ramfs"):
-        raise UsageError(f"--dir {a.dir!r} is in memory ({fs}): the DB must be on a disk (and O_DIRECT fails "
-                         f"there); pass --dir on one")
+        raise UsageError(
+            f"--dir {a.dir!r} is in memory ({fs}): the DB must be on a disk (and O_DIRECT fails "
+            f"there); pass --dir on one"
+        )
     try:
         dbdir.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise UsageError(f"--dir {a.dir!r}: cannot create it: {e.strerror}") from None
     outdir.prepare(out)
-    return {"configs": configs, "experiments": experiments, "ratios": ratios, "degrees": degrees, "num": num,
-            "core": core, "cells": cells, "sweep_ratio": sweep, "out": out, "plugin": plugin, "dir": dbdir,
-            "devices": devices, "workloads": workloads, "memory": memory, "budget_s": budget_s}
+    return {
+        "configs": configs,
+        "experiments": experiments,
+        "ratios": ratios,
+        "degrees": degrees,
+        "num": num,
+        "core": core,
+        "cells": cells,
+        "sweep_ratio": sweep,
+        "out": out,
+        "plugin": plugin,
+        "dir": dbdir,
+        "devices": devices,
+        "workloads": workloads,
+        "memory": memory,
+        "budget_s": budget_s,
+    }
 
 
 # --- the dataset -----------------------------------------------------------------------------------------------
 
+
 def dataset_params(num):
-    return {"benchmarks": "fillrandom,compact", "num": num, "key_size": dbbench.KEY_SIZE,
-            "value_size": dbbench.VALUE_SIZE, "compression_type": "none", "seed": dbbench.LOAD_SEED}
+    return {
+        "benchmarks": "fillrandom,compact",
+        "num": num,
+        "key_size": dbbench.KEY_SIZE,
+        "value_size": dbbench.VALUE_SIZE,
+        "compression_type": "none",
+        "seed": dbbench.LOAD_SEED,
+    }
 
 
 def ensure_loaded(a, cfg):
@@ -283,22 +367,30 @@ def ensure_loaded(a, cfg):
     if not a.reload and meta.is_file() and (loaded / "CURRENT").is_file():
         have = json.loads(meta.read_text())
         if {k: have.get(k) for k in want} == want:
-            print(f"hio-study rocksdb: reusing the DB in {loaded} ({have['size_bytes'] / 1e9:.2f} GB, "
-                  f"{cfg['num']:,} keys loaded; loading took {have['load_seconds']:.0f} s)", flush=True)
+            print(
+                f"hio-study rocksdb: reusing the DB in {loaded} ({have['size_bytes'] / 1e9:.2f} GB, "
+                f"{cfg['num']:,} keys loaded; loading took {have['load_seconds']:.0f} s)",
+                flush=True,
+            )
             return dict(have, reused=True, path=str(loaded))
     estimate = dbbench.BYTES_PER_NUM * cfg["num"]
     free = shutil.disk_usage(cfg["dir"]).free
     if free < 2.5 * estimate:
-        raise UsageError(f"--dir {str(cfg['dir'])!r}: {free / 1e9:.1f} GB free, the load needs about "
-                         f"{2.5 * estimate / 1e9:.1f} GB (a {estimate / 1e9:.2f} GB DB and its compaction)")
+        raise UsageError(
+            f"--dir {str(cfg['dir'])!r}: {free / 1e9:.1f} GB free, the load needs about "
+            f"{2.5 * estimate / 1e9:.1f} GB (a {estimate / 1e9:.2f} GB DB and its compaction)"
+        )
     if meta.exists():
         meta.unlink()  # a load that stops half way leaves no params.json, so it is never reused
     if loaded.exists():
         shutil.rmtree(loaded)
     home.mkdir(parents=True, exist_ok=True)
     seconds = cfg["num"] / LOAD_KEYS_PER_S + estimate / COMPACT_BYTES_PER_S
-    print(f"hio-study rocksdb: loading {cfg['num']:,} keys (about {estimate / 1e9:.2f} GB) into {loaded}, "
-          f"about {seconds / 60:.1f} min", flush=True)
+    print(
+        f"hio-study rocksdb: loading {cfg['num']:,} keys (about {estimate / 1e9:.2f} GB) into {loaded}, "
+        f"about {seconds / 60:.1f} min",
+        flush=True,
+    )
     bar = tqdm(total=cfg["num"], unit="key", unit_scale=True, dynamic_ncols=True, desc="fillrandom")
     done = [0]
 
@@ -310,13 +402,19 @@ def ensure_loaded(a, cfg):
 
     t0 = time.monotonic()
     try:
-        version = dbbench.load(dbbench.load_command(a.db_bench, loaded, cfg["num"]), home / "load.log", cfg["num"],
-                               progress)
+        version = dbbench.load(
+            dbbench.load_command(a.db_bench, loaded, cfg["num"]), home / "load.log", cfg["num"], progress
+        )
     finally:
         bar.close()
     took = time.monotonic() - t0
-    have = dict(want, size_bytes=dbbench.db_bytes(loaded), load_seconds=took, rocksdb_version=version,
-                loaded_at=datetime.datetime.now().isoformat(timespec="seconds"))
+    have = dict(
+        want,
+        size_bytes=dbbench.db_bytes(loaded),
+        load_seconds=took,
+        rocksdb_version=version,
+        loaded_at=datetime.datetime.now().isoformat(timespec="seconds"),
+    )
     meta.write_text(json.dumps(have, indent=1))
     print(f"hio-study rocksdb: loaded {have['size_bytes'] / 1e9:.2f} GB in {took:.0f} s", flush=True)
     return dict(have, reused=False, path=str(loaded))
@@ -337,11 +435,37 @@ def block_cache_mib(config, budget_mib):
 
 # --- running ---------------------------------------------------------------------------------------------------
 
-RUN_COLUMNS = ["round", "index", "device", "threads", "workload", "config", "ratio", "degree", "budget_mib",
-               "ops_per_s", "cpu_us_per_op", "corunner_progress", "micros_per_op", "p99_us", "get_p99_us", "put_p99_us",
-               "seek_p99_us", "gets", "puts", "seeks", "pagecache_peak_mib",
-               "anon_peak_mib", "cache_hit_ratio", "wait_interrupt", "wait_poll", "wait_hybrid", "plugin_reads",
-               "wall_s", "raw"]
+RUN_COLUMNS = [
+    "round",
+    "index",
+    "device",
+    "threads",
+    "workload",
+    "config",
+    "ratio",
+    "degree",
+    "budget_mib",
+    "ops_per_s",
+    "cpu_us_per_op",
+    "corunner_progress",
+    "micros_per_op",
+    "p99_us",
+    "get_p99_us",
+    "put_p99_us",
+    "seek_p99_us",
+    "gets",
+    "puts",
+    "seeks",
+    "pagecache_peak_mib",
+    "anon_peak_mib",
+    "cache_hit_ratio",
+    "wait_interrupt",
+    "wait_poll",
+    "wait_hybrid",
+    "plugin_reads",
+    "wall_s",
+    "raw",
+]
 
 
 def plugin_uri(config, device, stats):
@@ -365,8 +489,13 @@ def read_stats(path):
     except (OSError, ValueError):
         return None
     cache, share = doc.get("cache") or {}, doc.get("wait_share") or {}
-    return {"cache_hit_ratio": cache.get("hit_ratio"), "wait_interrupt": share.get("interrupt"),
-            "wait_poll": share.get("poll"), "wait_hybrid": share.get("hybrid"), "plugin_reads": doc.get("reads")}
+    return {
+        "cache_hit_ratio": cache.get("hit_ratio"),
+        "wait_interrupt": share.get("interrupt"),
+        "wait_poll": share.get("poll"),
+        "wait_hybrid": share.get("hybrid"),
+        "plugin_reads": doc.get("reads"),
+    }
 
 
 class Runner:
@@ -401,9 +530,18 @@ class Runner:
     def command(self, cell, seed, stats, seconds):
         budget = self.budget[cell.ratio]
         uri = plugin_uri(cell.config, cell.device, stats) if cell.plugin else None
-        cmd = dbbench.run_command(self.a.db_bench, self.work(cell), cell.workload, self.cfg["num"], seconds,
-                                  block_cache_mib(cell.config, budget) * MIB, seed,
-                                  direct_reads=cell.config == "posix-direct", fs_uri=uri, threads=cell.threads)
+        cmd = dbbench.run_command(
+            self.a.db_bench,
+            self.work(cell),
+            cell.workload,
+            self.cfg["num"],
+            seconds,
+            block_cache_mib(cell.config, budget) * MIB,
+            seed,
+            direct_reads=cell.config == "posix-direct",
+            fs_uri=uri,
+            threads=cell.threads,
+        )
         if cell.plugin:
             cmd = ["env", f"LD_PRELOAD={self.cfg['plugin']}", *cmd]
         # One client thread shares its core with the co-runner; more spread over every core.
@@ -416,8 +554,9 @@ class Runner:
             return contextlib.nullcontext()
         seconds = self.a.runtime + 120  # outlives db_bench's open and run; killed when the run ends
         if self.a.corunner == "dbbench":
-            return dbbench.FillCoRunner(self.a.db_bench, self.cfg["dir"] / "corunner-db", degree, self.cfg["core"],
-                                        seconds)
+            return dbbench.FillCoRunner(
+                self.a.db_bench, self.cfg["dir"] / "corunner-db", degree, self.cfg["core"], seconds
+            )
         return corunner.CoRunner("cpu", degree, str(self.cfg["core"]), seconds)
 
     def probe(self, cell):
@@ -427,8 +566,12 @@ class Runner:
         stats = self.cfg["out"] / "raw" / f"probe-{cell.device}-{cell.config}.stats.json"
         cmd = self.command(cell, 1, stats, 0) + ["--reads=200"]  # no --duration: 200 operations
         self.reset(cell)
-        dbbench.run(cmd, self.cfg["out"] / "raw" / f"probe-{cell.device}-{cell.config}.out",
-                    self.cfg["out"] / "raw" / f"probe-{cell.device}-{cell.config}.err", 300)
+        dbbench.run(
+            cmd,
+            self.cfg["out"] / "raw" / f"probe-{cell.device}-{cell.config}.out",
+            self.cfg["out"] / "raw" / f"probe-{cell.device}-{cell.config}.err",
+            300,
+        )
         return stats.is_file()
 
     def warm_up(self, cell):
@@ -444,8 +587,10 @@ class Runner:
 
     def run(self, cell, rep, index):
         raw = self.cfg["out"] / "raw"
-        name = f"{index:04d}-{cell.device}-{cell.workload}-t{cell.threads}-{cell.config}-" \
-               f"{ratio_label(cell.ratio).replace(':', 'to')}-{cell.degree}pct-r{rep + 1}"
+        name = (
+            f"{index:04d}-{cell.device}-{cell.workload}-t{cell.threads}-{cell.config}-"
+            f"{ratio_label(cell.ratio).replace(':', 'to')}-{cell.degree}pct-r{rep + 1}"
+        )
         stats = raw / f"{name}.stats.json"
         cmd = self.command(cell, 1000 + rep, stats, self.a.runtime)
         self.reset(cell)
@@ -456,16 +601,22 @@ class Runner:
             try:
                 measured = isinstance(co, corunner.CoRunner)
                 cpu0, co0, w0 = children_cpu_s(), co.cpu_s() if measured else 0, time.monotonic()
-                text = dbbench.run(cmd, raw / f"{name}.out", raw / f"{name}.err", self.a.runtime + 90,
-                                   tick=tracker.tick if tracker else None)
+                text = dbbench.run(
+                    cmd,
+                    raw / f"{name}.out",
+                    raw / f"{name}.err",
+                    self.a.runtime + 90,
+                    tick=tracker.tick if tracker else None,
+                )
                 cpu = children_cpu_s() - cpu0  # db_bench's own
                 # The co-runner's progress: the CPU it got beside db_bench over what it asked for.
-                progress = ((co.cpu_s() - co0) / ((time.monotonic() - w0) * cell.degree / 100)
-                            if measured else None)
+                progress = (co.cpu_s() - co0) / ((time.monotonic() - w0) * cell.degree / 100) if measured else None
             except RuntimeError as e:
                 if tracker and tracker.oom_killed():
-                    raise RuntimeError(f"{e}\n  the memory cgroup that holds Posix's page cache to the budget "
-                                       f"killed it: its anonymous memory outgrew the limit") from None
+                    raise RuntimeError(
+                        f"{e}\n  the memory cgroup that holds Posix's page cache to the budget "
+                        f"killed it: its anonymous memory outgrew the limit"
+                    ) from None
                 raise
             corunner_check(co)
         wall = time.monotonic() - t0
@@ -474,22 +625,38 @@ class Runner:
         except ValueError as e:
             raise RuntimeError(f"{' '.join(map(str, cmd))}: {e} (its output: {raw / name}.out)") from None
         h = parsed["histograms"]
-        rec = {"round": rep + 1, "index": index, "device": cell.device, "threads": cell.threads,
-               "workload": cell.workload, "config": cell.config, "ratio": cell.ratio, "degree": cell.degree,
-               "budget_mib": self.budget[cell.ratio], "ops_per_s": parsed["ops_per_s"],
-               "cpu_us_per_op": cpu * 1e6 / parsed["operations"] if parsed["operations"] else None,
-               "micros_per_op": parsed["micros_per_op"], "corunner_progress": progress,
-               "p99_us": parsed["p99_us"], "get_p99_us": (h.get("read") or {}).get("p99"),
-               "put_p99_us": (h.get("write") or {}).get("p99"), "seek_p99_us": (h.get("seek") or {}).get("p99"),
-               "gets": (parsed["mix"] or {}).get("gets"), "puts": (parsed["mix"] or {}).get("puts"),
-               "seeks": (parsed["mix"] or {}).get("seeks"), "wall_s": wall,
-               "raw": str((raw / f"{name}.out").relative_to(self.cfg["out"])), "command": cmd}
+        rec = {
+            "round": rep + 1,
+            "index": index,
+            "device": cell.device,
+            "threads": cell.threads,
+            "workload": cell.workload,
+            "config": cell.config,
+            "ratio": cell.ratio,
+            "degree": cell.degree,
+            "budget_mib": self.budget[cell.ratio],
+            "ops_per_s": parsed["ops_per_s"],
+            "cpu_us_per_op": cpu * 1e6 / parsed["operations"] if parsed["operations"] else None,
+            "micros_per_op": parsed["micros_per_op"],
+            "corunner_progress": progress,
+            "p99_us": parsed["p99_us"],
+            "get_p99_us": (h.get("read") or {}).get("p99"),
+            "put_p99_us": (h.get("write") or {}).get("p99"),
+            "seek_p99_us": (h.get("seek") or {}).get("p99"),
+            "gets": (parsed["mix"] or {}).get("gets"),
+            "puts": (parsed["mix"] or {}).get("puts"),
+            "seeks": (parsed["mix"] or {}).get("seeks"),
+            "wall_s": wall,
+            "raw": str((raw / f"{name}.out").relative_to(self.cfg["out"])),
+            "command": cmd,
+        }
         rec.update(tracker.result() if tracker else {"pagecache_peak_mib": None, "anon_peak_mib": None})
         st = read_stats(stats) if cell.plugin else None
         if cell.plugin and st is None:
             self.missing_stats = True
-        rec.update(st or {k: None for k in ("cache_hit_ratio", "wait_interrupt", "wait_poll", "wait_hybrid",
-                                             "plugin_reads")})
+        rec.update(
+            st or {k: None for k in ("cache_hit_ratio", "wait_interrupt", "wait_poll", "wait_hybrid", "plugin_reads")}
+        )
         return rec
 
 
@@ -515,9 +682,12 @@ def run_plan(runner, plan, records, bar):
 def most_uncertain_cell(found):
     """((device, workload, ratio, degree), cell) of the adaptive claims' one-thread
     cell farthest from resolving, or None when none is unresolved."""
-    return rounds.farthest(((claim["device"], c["workload"], c["ratio"], c["degree"]), c, ADAPTIVE_REACH)
-                           for claim in found["claims"] if claim["id"] in ADAPTIVE_OBJECTIVES
-                           for c in claim.get("cells", []))
+    return rounds.farthest(
+        ((claim["device"], c["workload"], c["ratio"], c["degree"]), c, ADAPTIVE_REACH)
+        for claim in found["claims"]
+        if claim["id"] in ADAPTIVE_OBJECTIVES
+        for c in claim.get("cells", [])
+    )
 
 
 def extra_rounds(runner, cfg, a, records, bar, extra):
@@ -531,16 +701,29 @@ def extra_rounds(runner, cfg, a, records, bar, extra):
         if pick is None:
             return
         (device, workload, ratio, degree), cell = pick
-        todo = [c for c in cfg["cells"]
-                if (c.device, c.workload, c.ratio, c.degree, c.threads) == (device, workload, ratio, degree, 1)]
+        todo = [
+            c
+            for c in cfg["cells"]
+            if (c.device, c.workload, c.ratio, c.degree, c.threads) == (device, workload, ratio, degree, 1)
+        ]
         random.Random(r).shuffle(todo)
         if time.monotonic() - started + estimate_s(len(todo), a.runtime) > cfg["budget_s"]:
             return
-        extra.append({"round": r + 1, "device": device, "workload": workload, "ratio": ratio, "degree": degree,
-                      "interval": cell["interval"]})
+        extra.append(
+            {
+                "round": r + 1,
+                "device": device,
+                "workload": workload,
+                "ratio": ratio,
+                "degree": degree,
+                "interval": cell["interval"],
+            }
+        )
         bar.total += len(todo)
-        bar.write(f"hio-study rocksdb: round {r + 1} of {device} {workload} {ratio_label(ratio)} at {degree}%: "
-                  f"adaptive against {cell['rival']} is unresolved ({cell['interval_text']})")
+        bar.write(
+            f"hio-study rocksdb: round {r + 1} of {device} {workload} {ratio_label(ratio)} at {degree}%: "
+            f"adaptive against {cell['rival']} is unresolved ({cell['interval_text']})"
+        )
         for c in todo:
             run_one(runner, c, r, records, bar, " (extra)")
         r += 1
@@ -557,11 +740,14 @@ def corunner_check(co):
     if co is None or co.proc.poll() in (None, 0):
         return
     err = dbbench.last_lines(co.proc.stderr.read().decode(errors="replace"))
-    raise RuntimeError(f"the co-runner failed ({co.proc.returncode}): {' '.join(map(str, co.proc.args))}\n  "
-                       + ("\n  ".join(err) or "(nothing on stderr)"))
+    raise RuntimeError(
+        f"the co-runner failed ({co.proc.returncode}): {' '.join(map(str, co.proc.args))}\n  "
+        + ("\n  ".join(err) or "(nothing on stderr)")
+    )
 
 
 # --- outputs ---------------------------------------------------------------------------------------------------
+
 
 def write_runs(records, out):
     with open(out / "runs.csv", "w", newline="") as f:
@@ -581,28 +767,36 @@ def describe_plan(cfg, repeats, runtime):
     n = f"the configurations ({len(cfg['configs'])} on the disk, the plugin's on emulated devices)"
     lines.append(f"  devices: {', '.join(cfg['devices'])}")
     if "sweep" in cfg["experiments"]:
-        lines.append(f"  sweep: {' and '.join(cfg['workloads'])}, {n} x degrees "
-                     f"{','.join(map(str, cfg['degrees']))}% at {ratio_label(sweep)}")
+        lines.append(
+            f"  sweep: {' and '.join(cfg['workloads'])}, {n} x degrees "
+            f"{','.join(map(str, cfg['degrees']))}% at {ratio_label(sweep)}"
+        )
     if "full" in cfg["experiments"]:
         lines.append(f"  full: mixgraph, {n} alone and at {FULL_DEGREE}% at {ratio_label(sweep)}")
     if "ratios" in cfg["experiments"]:
-        lines.append(f"  ratios: mixgraph, {n} x {', '.join(map(ratio_label, cfg['ratios']))} alone and at "
-                     f"{RATIOS_DEGREE}%")
+        lines.append(
+            f"  ratios: mixgraph, {n} x {', '.join(map(ratio_label, cfg['ratios']))} alone and at {RATIOS_DEGREE}%"
+        )
     if "threads" in cfg["experiments"]:
-        lines.append(f"  threads: {' and '.join(cfg['workloads'])} with {THREADS} client threads on every core, "
-                     f"alone, on the disk" + ("" if "disk" in cfg["devices"] else " (skipped: no disk)"))
+        lines.append(
+            f"  threads: {' and '.join(cfg['workloads'])} with {THREADS} client threads on every core, "
+            f"alone, on the disk" + ("" if "disk" in cfg["devices"] else " (skipped: no disk)")
+        )
     runs = len(cells) * repeats
     budget = cfg.get("budget_s", 0)
-    minutes = (estimate_s(runs + len(cfg['devices']), runtime) + budget) / 60  # and one warm-up per device
+    minutes = (estimate_s(runs + len(cfg["devices"]), runtime) + budget) / 60  # and one warm-up per device
     extra = f" + up to {budget / 60:g} min of rounds where an adaptive claim is unresolved" if budget else ""
-    head = (f"hio-study rocksdb: {len(cells)} cells (shared cells run once) x {repeats} repeat(s) x {runtime} s = "
-            f"{runs} runs{extra}, about {minutes:.{0 if minutes >= 10 else 1}f} min; RocksDB and the co-runner on "
-            f"CPU {cfg['core']}; results in {cfg['out']}")
+    head = (
+        f"hio-study rocksdb: {len(cells)} cells (shared cells run once) x {repeats} repeat(s) x {runtime} s = "
+        f"{runs} runs{extra}, about {minutes:.{0 if minutes >= 10 else 1}f} min; RocksDB and the co-runner on "
+        f"CPU {cfg['core']}; results in {cfg['out']}"
+    )
     return "\n".join([head] + lines)
 
 
 def run(a, cfg):
     from . import rocksdb_report  # matplotlib: only once something runs
+
     out = cfg["out"]
     print(describe_plan(cfg, a.repeats, a.runtime), flush=True)
     dataset = ensure_loaded(a, cfg)
@@ -618,8 +812,11 @@ def run(a, cfg):
                 plugin_cells[c.config] = Cell("mixgraph", c.config, cfg["sweep_ratio"], 0)
         for cell in plugin_cells.values():
             if not runner.probe(cell):
-                print(f"hio-study rocksdb: warning: the plugin wrote no statistics file for {cell.config} "
-                      f"(stats= in its URI); hit ratios and wait shares will be missing", file=sys.stderr)
+                print(
+                    f"hio-study rocksdb: warning: the plugin wrote no statistics file for {cell.config} "
+                    f"(stats= in its URI); hit ratios and wait shares will be missing",
+                    file=sys.stderr,
+                )
         bar = tqdm(total=len(plan), unit="run", dynamic_ncols=True)
         run_plan(runner, plan, records, bar)
         extra_rounds(runner, cfg, a, records, bar, extra)
@@ -638,23 +835,42 @@ def run(a, cfg):
         print(f"hio-study rocksdb: {error}\nhio-study rocksdb: writing what was measured", file=sys.stderr)
     rows = summarize(records)
     found = findings(rows, cfg["sweep_ratio"], cfg["degrees"], cfg["ratios"], records)
-    meta = {"machine": f"{platform.node()}, {os.cpu_count()} CPUs, Linux {platform.release()}",
-            "core": cfg["core"], "corunner": ("stress-ng --cpu (int64, 1 ms slices)" if a.corunner == "cpu" else
-                                              "db_bench fillrandom, stopped and continued every 10 ms"),
-            "pagecache": limit.how, "runtime": a.runtime, "repeats": a.repeats, "runs": len(records),
-            "planned": len(plan), "interrupted": interrupted, "error": error, "plugin": str(cfg["plugin"] or ""),
-            "missing_stats": runner.missing_stats, "sweep_ratio": cfg["sweep_ratio"], "degrees": cfg["degrees"],
-            "ratios": cfg["ratios"], "configs": cfg["configs"], "experiments": cfg["experiments"],
-            "budgets_mib": {ratio_label(r): m for r, m in runner.budget.items()},
-            "budget_s": cfg["budget_s"], "extra_rounds": extra,
-            "generated": datetime.datetime.now().strftime("%Y-%m-%d %H:%M")}
+    meta = {
+        "machine": f"{platform.node()}, {os.cpu_count()} CPUs, Linux {platform.release()}",
+        "core": cfg["core"],
+        "corunner": (
+            "stress-ng --cpu (int64, 1 ms slices)"
+            if a.corunner == "cpu"
+            else "db_bench fillrandom, stopped and continued every 10 ms"
+        ),
+        "pagecache": limit.how,
+        "runtime": a.runtime,
+        "repeats": a.repeats,
+        "runs": len(records),
+        "planned": len(plan),
+        "interrupted": interrupted,
+        "error": error,
+        "plugin": str(cfg["plugin"] or ""),
+        "missing_stats": runner.missing_stats,
+        "sweep_ratio": cfg["sweep_ratio"],
+        "degrees": cfg["degrees"],
+        "ratios": cfg["ratios"],
+        "configs": cfg["configs"],
+        "experiments": cfg["experiments"],
+        "budgets_mib": {ratio_label(r): m for r, m in runner.budget.items()},
+        "budget_s": cfg["budget_s"],
+        "extra_rounds": extra,
+        "generated": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
+    }
     write_runs(records, out)
     doc = {"meta": meta, "dataset": dataset, "cells": rows, **found, "runs": records}
     (out / "rocksdb.json").write_text(json.dumps(doc, indent=1, default=str))
     figures = rocksdb_report.draw(rows, cfg["sweep_ratio"], cfg["degrees"], out / "plots")
     path = rocksdb_report.render(out, doc, figures)
-    print(f"\nRocksDB ({dataset['size_bytes'] / 1e9:.2f} GB, budgets "
-          f"{', '.join(f'{k} {v} MiB' for k, v in meta['budgets_mib'].items())}):")
+    print(
+        f"\nRocksDB ({dataset['size_bytes'] / 1e9:.2f} GB, budgets "
+        f"{', '.join(f'{k} {v} MiB' for k, v in meta['budgets_mib'].items())}):"
+    )
     for s in found["sentences"]:
         print(f"  {s}")
     if runner.missing_stats:

@@ -8,6 +8,7 @@ strategy alone on the target, the co-runner alone at the load), in a
 shuffled order. The nearly deterministic emulated targets resolve in the
 planned rounds; the disk takes what is left of the budget.
 """
+
 import random
 import re
 
@@ -36,8 +37,9 @@ def farthest(candidates):
         iv = c["interval"]
         if c["state"] != stats.UNRESOLVED or not iv:
             continue
-        u = stats.uncertainty(stats.Interval(iv["value"], iv["ci95_low"], iv["ci95_high"], iv["n"],
-                                             iv["ci_method"]), threshold)
+        u = stats.uncertainty(
+            stats.Interval(iv["value"], iv["ci95_low"], iv["ci95_high"], iv["n"], iv["ci_method"]), threshold
+        )
         if best is None or u > best[0]:
             best = (u, key, c)
     return best[1:] if best else None
@@ -47,8 +49,12 @@ def most_uncertain(claims_by_target):
     """(target, load, claim) of the unresolved claim farthest from resolving,
     or None when every claim is resolved. claims_by_target: {target: [claim
     with "load", "state", "threshold" and "interval"]}."""
-    pick = farthest(((t, c["load"]), c, c["threshold"]) for t, claims in claims_by_target.items()
-                    for c in claims if c.get("load") is not None)
+    pick = farthest(
+        ((t, c["load"]), c, c["threshold"])
+        for t, claims in claims_by_target.items()
+        for c in claims
+        if c.get("load") is not None
+    )
     return (*pick[0], pick[1]) if pick else None
 
 

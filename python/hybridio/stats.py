@@ -25,6 +25,7 @@ clears 1 by more than the noise band (1%, as Criterion.rs's noise
 threshold): between two identical ones a winner is named in at most 2.5%
 of studies, and a lead smaller than 1% is a tie however sure it is.
 """
+
 import functools
 import math
 import statistics
@@ -32,16 +33,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-LEVEL = 0.95          # the intervals quoted and the verdicts' level
-RANK_LEVEL = 0.975    # a winner is named at this level: a false one in at most 2.5% of studies
-BOOTSTRAP_FROM = 10   # rounds from which the bootstrap replaces Student's t
+LEVEL = 0.95  # the intervals quoted and the verdicts' level
+RANK_LEVEL = 0.975  # a winner is named at this level: a false one in at most 2.5% of studies
+BOOTSTRAP_FROM = 10  # rounds from which the bootstrap replaces Student's t
 RESAMPLES = 4000
-NOISE_BAND = 0.01     # a lead within 1% is a tie
-STARVED = 1e-3        # a figure of 0 against a positive one counts as this share of it: the ratio stays defined
+NOISE_BAND = 0.01  # a lead within 1% is a tie
+STARVED = 1e-3  # a figure of 0 against a positive one counts as this share of it: the ratio stays defined
 
 MET, NOT_MET, UNRESOLVED = "met", "not_met", "unresolved"
 STATE_WORDS = {MET: "met", NOT_MET: "NOT met", UNRESOLVED: "unresolved"}
-
 
 
 @functools.lru_cache(maxsize=None)
@@ -70,15 +70,20 @@ def t_quantile(p, df):
 
 @dataclass(frozen=True)
 class Interval:
-    value: float    # the geometric mean (ratios) or the median (figures)
-    low: float      # the 95% interval; equal to value with one round
+    value: float  # the geometric mean (ratios) or the median (figures)
+    low: float  # the 95% interval; equal to value with one round
     high: float
-    n: int          # rounds
-    method: str     # "t", "bootstrap" or "single"
+    n: int  # rounds
+    method: str  # "t", "bootstrap" or "single"
 
     def as_dict(self, prefix=""):
-        return {f"{prefix}value": self.value, f"{prefix}ci95_low": self.low, f"{prefix}ci95_high": self.high,
-                f"{prefix}n": self.n, f"{prefix}ci_method": self.method}
+        return {
+            f"{prefix}value": self.value,
+            f"{prefix}ci95_low": self.low,
+            f"{prefix}ci95_high": self.high,
+            f"{prefix}n": self.n,
+            f"{prefix}ci_method": self.method,
+        }
 
     def text(self, digits=2):
         if self.n < 2:
@@ -176,8 +181,14 @@ def claim(cid, text, ratios, threshold, below=False):
     """A claim on per-round ratios, "ratio >= threshold" (or "< threshold"
     with below): its id, text, state, threshold and interval."""
     st, iv = decide(ratios, threshold, below)
-    return {"id": cid, "text": text, "state": st, "threshold": threshold,
-            "interval": iv.as_dict() if iv else None, "interval_text": describe(iv)}
+    return {
+        "id": cid,
+        "text": text,
+        "state": st,
+        "threshold": threshold,
+        "interval": iv.as_dict() if iv else None,
+        "interval_text": describe(iv),
+    }
 
 
 def worst_state(states):

@@ -12,6 +12,7 @@ the cache, read-ahead, split queues) run on all cores without a co-runner.
 `hio-study rocksdb` runs the RocksDB macro study instead (RocksDB's mixgraph
 on Posix and on hybridio's RocksDB plugin): hio-study rocksdb --help.
 """
+
 import argparse
 import json
 import os
@@ -22,67 +23,129 @@ import time
 
 from tqdm import tqdm
 
-from . import (bursty, command, corunner, drivers, fioengine, handle_findings, handles, hiobench, matrix, outdir,
-               plots, report, rounds, summary, timeline, verdict)
+from . import (
+    bursty,
+    command,
+    corunner,
+    drivers,
+    fioengine,
+    handle_findings,
+    handles,
+    hiobench,
+    matrix,
+    outdir,
+    plots,
+    report,
+    rounds,
+    summary,
+    timeline,
+    verdict,
+)
 from .cores import CoreLimit
 from .errors import UsageError
 
 DEFAULT_TARGETS = "file,emu:pcie3,emu:pcie4"
 DEFAULT_LOADS = "0,5,10,25,50,100"
-QUICK = {"targets": "file,emu:pcie4", "loads": "0,50,100", "threads": "1", "repeats": 3, "runtime": 1,
-         "handles": "1", "bursty": "1", "bursts": "50,0", "budget": "0"}
-DEFAULTS = {"targets": DEFAULT_TARGETS, "loads": DEFAULT_LOADS, "threads": "1,2,4", "repeats": 3, "runtime": 1,
-            "handles": "2", "bursty": "3", "bursts": "50,200,0", "budget": "2m"}
+QUICK = {
+    "targets": "file,emu:pcie4",
+    "loads": "0,50,100",
+    "threads": "1",
+    "repeats": 3,
+    "runtime": 1,
+    "handles": "1",
+    "bursty": "1",
+    "bursts": "50,0",
+    "budget": "0",
+}
+DEFAULTS = {
+    "targets": DEFAULT_TARGETS,
+    "loads": DEFAULT_LOADS,
+    "threads": "1,2,4",
+    "repeats": 3,
+    "runtime": 1,
+    "handles": "2",
+    "bursty": "3",
+    "bursts": "50,200,0",
+    "budget": "2m",
+}
 SCALING_ROUNDS = 2  # the scaling experiment draws figures, no verdicts: two rounds give its error bars
 BURSTY_RUNTIME = 2  # seconds: a 1000 ms burst needs a full on/off cycle per run
 
 
 def parse_args(argv):
-    ap = argparse.ArgumentParser(prog="hio-study", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true",
-                    help=f"a short study (about 4 min): targets {QUICK['targets']}, loads {QUICK['loads']}, "
-                         f"{QUICK['repeats']} rounds, no scaling experiment and no extra rounds, 1 round of the "
-                         f"bursty and handle experiments, the polling period at "
-                         f"{' and '.join(handle_findings.SHORT_POLL_SIZES)} only")
+    ap = argparse.ArgumentParser(
+        prog="hio-study", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--quick",
+        action="store_true",
+        help=f"a short study (about 4 min): targets {QUICK['targets']}, loads {QUICK['loads']}, "
+        f"{QUICK['repeats']} rounds, no scaling experiment and no extra rounds, 1 round of the "
+        f"bursty and handle experiments, the polling period at "
+        f"{' and '.join(handle_findings.SHORT_POLL_SIZES)} only",
+    )
     ap.add_argument("--out", help="results folder (default: a new folder in the system temp directory)")
-    ap.add_argument("--targets", help=f"comma-separated: 'file' (see --file), emu:PROFILE[,...], or a path "
-                                      f"(default: {DEFAULT_TARGETS})")
-    ap.add_argument("--file", default=os.path.join(tempfile.gettempdir(), "hybridio-study.dat"),
-                    help="the local-disk target, created if absent (default: %(default)s)")
+    ap.add_argument(
+        "--targets",
+        help=f"comma-separated: 'file' (see --file), emu:PROFILE[,...], or a path (default: {DEFAULT_TARGETS})",
+    )
+    ap.add_argument(
+        "--file",
+        default=os.path.join(tempfile.gettempdir(), "hybridio-study.dat"),
+        help="the local-disk target, created if absent (default: %(default)s)",
+    )
     ap.add_argument("--size", default="1g", help="size of a created file target (default: %(default)s)")
     ap.add_argument("--strategies", help="comma-separated (default: every strategy hio-bench has)")
     ap.add_argument("--loads", help=f"co-runner loads in %% (default: {DEFAULT_LOADS})")
     ap.add_argument("--threads", help="I/O thread counts for the scaling experiment (default: 1,2,4)")
     ap.add_argument("--iodepth", type=int, default=1, help="queue depth per thread (default: %(default)s)")
-    ap.add_argument("--repeats", type=int, help="rounds of every cell, interleaved; 3 or more give each verdict an "
-                                                "interval (default: 3)")
-    ap.add_argument("--budget", help="time for more rounds of the cells whose verdict is unresolved, the most "
-                                     "uncertain first, e.g. 10m or 90s; 0: none (default: 2m, --quick: 0)")
+    ap.add_argument(
+        "--repeats",
+        type=int,
+        help="rounds of every cell, interleaved; 3 or more give each verdict an interval (default: 3)",
+    )
+    ap.add_argument(
+        "--budget",
+        help="time for more rounds of the cells whose verdict is unresolved, the most "
+        "uncertain first, e.g. 10m or 90s; 0: none (default: 2m, --quick: 0)",
+    )
     ap.add_argument("--runtime", type=int, help="seconds per run (default: 1)")
     ap.add_argument("--cores", help="the core set shared by the I/O and the co-runner (default: the last CPU)")
-    ap.add_argument("--timeline", default="1",
-                    help="seconds per phase of the timeline experiment (alone, beside the co-runner, alone); "
-                         "0 skips it (default: %(default)s)")
-    ap.add_argument("--handles",
-                    help="repeats of the handle experiments (hybridio.handles: priority, queues, polling period, "
-                         "cache, read-ahead, split queues; on all cores, no co-runner), 0..20; 0 skips them "
-                         "(default: 2, --quick: 1)")
-    ap.add_argument("--bursty",
-                    help="rounds of the bursty-neighbour experiment (hybridio.bursty: a busy loop on the core in "
-                         "on/off bursts, poll, interrupt and adaptive under both objectives), 0..20; 0 skips it "
-                         "(default: 3, --quick: 1)")
-    ap.add_argument("--bursts", help="its on/off burst lengths in ms, 0 for always on (default: 50,200,0; "
-                                     "--quick: 50,0)")
+    ap.add_argument(
+        "--timeline",
+        default="1",
+        help="seconds per phase of the timeline experiment (alone, beside the co-runner, alone); "
+        "0 skips it (default: %(default)s)",
+    )
+    ap.add_argument(
+        "--handles",
+        help="repeats of the handle experiments (hybridio.handles: priority, queues, polling period, "
+        "cache, read-ahead, split queues; on all cores, no co-runner), 0..20; 0 skips them "
+        "(default: 2, --quick: 1)",
+    )
+    ap.add_argument(
+        "--bursty",
+        help="rounds of the bursty-neighbour experiment (hybridio.bursty: a busy loop on the core in "
+        "on/off bursts, poll, interrupt and adaptive under both objectives), 0..20; 0 skips it "
+        "(default: 3, --quick: 1)",
+    )
+    ap.add_argument(
+        "--bursts", help="its on/off burst lengths in ms, 0 for always on (default: 50,200,0; --quick: 50,0)"
+    )
     ap.add_argument("--corunner", default="cpu", help="cpu (stress-ng --cpu) or memory (stress-ng --stream)")
     ap.add_argument("--hio-bench", default=hiobench.default_path(), help="(default: %(default)s)")
-    ap.add_argument("--driver", default="hio-bench", choices=drivers.NAMES,
-                    help="what runs the co-runner matrix's cells: hio-bench, or fio with hybridio's fio engine "
-                         "(an emu: target is then a diskless job with hio_emu; --threads stays 1 there). The "
-                         "timeline, bursty and handle experiments always run on hio-bench (default: %(default)s)")
+    ap.add_argument(
+        "--driver",
+        default="hio-bench",
+        choices=drivers.NAMES,
+        help="what runs the co-runner matrix's cells: hio-bench, or fio with hybridio's fio engine "
+        "(an emu: target is then a diskless job with hio_emu; --threads stays 1 there). The "
+        "timeline, bursty and handle experiments always run on hio-bench (default: %(default)s)",
+    )
     ap.add_argument("--fio", default="fio", help="--driver fio: the fio program (default: %(default)s)")
-    ap.add_argument("--fio-engine", default=fioengine.default_engine(),
-                    help="--driver fio: the engine (default: %(default)s)")
+    ap.add_argument(
+        "--fio-engine", default=fioengine.default_engine(), help="--driver fio: the engine (default: %(default)s)"
+    )
     a = ap.parse_args(argv)
     if a.driver == "fio" and a.threads is None:
         a.threads = "1"  # one emulated SSD per fio job: see resolve
@@ -129,10 +192,12 @@ def resolve(a):
         loads = [0] + loads  # the I/O alone is every cell's baseline
     threads = int_list("threads", a.threads, 1, 64)
     a.timeline = whole_number("timeline", a.timeline, 600, "whole seconds per phase from 0 (skip) to 600")
-    a.handles = whole_number("handles", a.handles, 20, "the repeats of the handle experiments, a whole number "
-                                                        "from 0 (skip) to 20")
-    a.bursty = whole_number("bursty", a.bursty, 20, "the rounds of the bursty-neighbour experiment, a whole "
-                                                     "number from 0 (skip) to 20")
+    a.handles = whole_number(
+        "handles", a.handles, 20, "the repeats of the handle experiments, a whole number from 0 (skip) to 20"
+    )
+    a.bursty = whole_number(
+        "bursty", a.bursty, 20, "the rounds of the bursty-neighbour experiment, a whole number from 0 (skip) to 20"
+    )
     bursts = int_list("bursts", a.bursts, 0, 10000)
     budget_s = rounds.parse_budget(a.budget)
     if a.repeats < 1 or a.runtime < 1 or a.iodepth < 1:
@@ -147,14 +212,18 @@ def resolve(a):
     if any(loads):
         corunner.check_installed()
     if driver.name == "fio" and a.corunner == "memory":
-        raise UsageError("--driver fio --corunner memory: the memory co-runner is scored by its stress-ng ops over "
-                         "its whole run, which would include the 0.3 s fio takes to start its job; use the "
-                         "hio-bench driver")
+        raise UsageError(
+            "--driver fio --corunner memory: the memory co-runner is scored by its stress-ng ops over "
+            "its whole run, which would include the 0.3 s fio takes to start its job; use the "
+            "hio-bench driver"
+        )
     targets = [a.file if t == "file" else t for t in a.targets.split(",")]
     if driver.name == "fio" and max(threads) > 1 and any(t.startswith("emu:") for t in targets):
-        raise UsageError(f"--driver fio --threads={a.threads}: each fio job has an emulated SSD of its own, so "
-                         f"more than one thread on an emu: target would measure that many SSDs; use --threads 1 "
-                         f"or the hio-bench driver")
+        raise UsageError(
+            f"--driver fio --threads={a.threads}: each fio job has an emulated SSD of its own, so "
+            f"more than one thread on an emu: target would measure that many SSDs; use --threads 1 "
+            f"or the hio-bench driver"
+        )
     for t in targets:
         if t.startswith("emu:"):
             why = probe(driver, a, t, "interrupt")
@@ -165,8 +234,17 @@ def resolve(a):
     out = outdir.prepare(outdir.results_path(a.out, "hybridio-study"))
     if a.handles:
         handles.check(a)  # the job files, and the file target of the polling-period experiment
-    return {"targets": targets, "strategies": strategies, "loads": loads, "threads": threads, "cores": cores,
-            "out": out, "bursts": bursts, "budget_s": budget_s, "driver": driver}
+    return {
+        "targets": targets,
+        "strategies": strategies,
+        "loads": loads,
+        "threads": threads,
+        "cores": cores,
+        "out": out,
+        "bursts": bursts,
+        "budget_s": budget_s,
+        "driver": driver,
+    }
 
 
 def probe(driver, a, target, strategy):
@@ -190,8 +268,7 @@ class Runner:
 
     def io(self, cell):
         cpus = self.cfg["cores"] if cell.cores == "limited" else None
-        cmd = self.cfg["driver"].command(cell.target, cell.strategy, cell.threads, cell.iodepth, self.a.runtime,
-                                         cpus)
+        cmd = self.cfg["driver"].command(cell.target, cell.strategy, cell.threads, cell.iodepth, self.a.runtime, cpus)
         return hiobench.run(cmd, self.timeout_s, self.limit.add)
 
     def cell(self, cell):
@@ -238,17 +315,23 @@ def run(a, cfg):
     handle_plan = handles.plan_for(a) if a.handles else []
     bursty_runs = bursty.steps(cfg["targets"], cfg["bursts"], list(bursty.STRATEGIES), a.bursty) if a.bursty else 0
     total = len(plan) + len(solo_loads) * a.repeats + timeline_runs + len(handle_plan) + bursty_runs
-    minutes = ((total - timeline_runs - len(handle_plan) - bursty_runs) * (a.runtime + 0.3)
-               + timeline_runs * 3 * a.timeline + handles.estimate_s(handle_plan, a.runtime)
-               + bursty_runs * (BURSTY_RUNTIME + 0.3) + cfg["budget_s"]) / 60
-    print(f"hio-study: {len(plan)} runs of {len(cells)} cells ({a.repeats} round(s); the scaling experiment's "
-          f"{min(a.repeats, SCALING_ROUNDS)}) + {len(solo_loads) * a.repeats} co-runner-alone "
-          f"runs, {a.runtime} s each, + {timeline_runs} timeline runs of {3 * a.timeline} s "
-          f"+ {bursty_runs} bursty-neighbour runs of {BURSTY_RUNTIME} s "
-          f"+ {len(handle_plan)} handle-experiment runs ({a.handles} repeat(s), all cores) "
-          f"+ up to {cfg['budget_s'] / 60:g} min of rounds where a verdict is unresolved "
-          f"(about {minutes:.1f} min); results in {out}",
-          flush=True)
+    minutes = (
+        (total - timeline_runs - len(handle_plan) - bursty_runs) * (a.runtime + 0.3)
+        + timeline_runs * 3 * a.timeline
+        + handles.estimate_s(handle_plan, a.runtime)
+        + bursty_runs * (BURSTY_RUNTIME + 0.3)
+        + cfg["budget_s"]
+    ) / 60
+    print(
+        f"hio-study: {len(plan)} runs of {len(cells)} cells ({a.repeats} round(s); the scaling experiment's "
+        f"{min(a.repeats, SCALING_ROUNDS)}) + {len(solo_loads) * a.repeats} co-runner-alone "
+        f"runs, {a.runtime} s each, + {timeline_runs} timeline runs of {3 * a.timeline} s "
+        f"+ {bursty_runs} bursty-neighbour runs of {BURSTY_RUNTIME} s "
+        f"+ {len(handle_plan)} handle-experiment runs ({a.handles} repeat(s), all cores) "
+        f"+ up to {cfg['budget_s'] / 60:g} min of rounds where a verdict is unresolved "
+        f"(about {minutes:.1f} min); results in {out}",
+        flush=True,
+    )
     # A CPU-bound co-runner's progress is the CPU time it got (its schedstat):
     # its bogo ops count in coarse steps over a 1 s run. A memory-bound one's is its ops.
     progress = "corunner_cpu" if a.corunner == "cpu" else "corunner_ops_per_s"
@@ -275,10 +358,18 @@ def run(a, cfg):
         bar.set_description(f"{c.target[:18]} {c.strategy} {c.threads}t {c.load_pct}%")
         text, io, ops, cpu = runner.cell(c)
         (out / "raw" / f"{len(measurements):04d}.json").write_text(
-            json.dumps({"cell": c.__dict__, "repeat": r, "corunner_ops_per_s": ops, "corunner_cpu": cpu,
-                        cfg["driver"].name: json.loads(text)}, indent=1))
-        measurements.append({"cell": c, "repeat": r, "io": io, "corunner_ops_per_s": ops,
-                             "corunner_cpu": cpu})
+            json.dumps(
+                {
+                    "cell": c.__dict__,
+                    "repeat": r,
+                    "corunner_ops_per_s": ops,
+                    "corunner_cpu": cpu,
+                    cfg["driver"].name: json.loads(text),
+                },
+                indent=1,
+            )
+        )
+        measurements.append({"cell": c, "repeat": r, "io": io, "corunner_ops_per_s": ops, "corunner_cpu": cpu})
         bar.update()
 
     def paired(t):
@@ -303,32 +394,47 @@ def run(a, cfg):
             need = (len(todo) + (1 if load else 0)) * (a.runtime + 0.3)
             if time.monotonic() - started + need > cfg["budget_s"]:
                 break
-            extra_rounds.append({"round": r + 1, "target": target, "load": load, "claim": claim["id"],
-                                 "interval": claim["interval"]})
+            extra_rounds.append(
+                {"round": r + 1, "target": target, "load": load, "claim": claim["id"], "interval": claim["interval"]}
+            )
             bar.total += len(todo) + (1 if load else 0)
-            bar.write(f"hio-study: round {r + 1} of {target} at {load}%: {claim['text']} is unresolved "
-                      f"({claim['interval_text']})")
+            bar.write(
+                f"hio-study: round {r + 1} of {target} at {load}%: {claim['text']} is unresolved "
+                f"({claim['interval_text']})"
+            )
             if load:
                 corunner_alone(load, r)
             for c in todo:
                 measure(c, r)
         if timeline_runs:
+
             def step(what):
                 bar.update()
                 bar.set_description(what)
+
             tl = timeline.run(a, cfg, limit, cfg["targets"], a.timeline, step)
             (out / "timeline.json").write_text(json.dumps(tl, indent=1))
         if bursty_runs:
+
             def step(what):
                 bar.update()
                 bar.set_description(what[:40])
-            ba = argparse.Namespace(hio_bench=a.hio_bench, cpu=corunner.expand_cpus(cfg["cores"])[-1],
-                                    runtime=BURSTY_RUNTIME, size=a.size, repeats=a.bursty, seed=0)
+
+            ba = argparse.Namespace(
+                hio_bench=a.hio_bench,
+                cpu=corunner.expand_cpus(cfg["cores"])[-1],
+                runtime=BURSTY_RUNTIME,
+                size=a.size,
+                repeats=a.bursty,
+                seed=0,
+            )
             burst_results = bursty.run(ba, cfg["targets"], cfg["bursts"], list(bursty.STRATEGIES), step, limit.add)
         if handle_plan:
+
             def step(what):
                 bar.update()
                 bar.set_description(what)
+
             try:
                 # Not on the limited cores: these use the whole machine, without a co-runner.
                 handles.run(a, out, step, handle_plan, handle_results)
@@ -342,15 +448,17 @@ def run(a, cfg):
     finally:
         bar.close()
         limit.close()
-    rows = summary.summarize(measurements, {ld: list(by_round.values())
-                                            for ld, by_round in corunner_rounds["corunner_ops_per_s"].items()})
+    rows = summary.summarize(
+        measurements, {ld: list(by_round.values()) for ld, by_round in corunner_rounds["corunner_ops_per_s"].items()}
+    )
     summary.write(rows, out)
     figures = plots.draw_all(rows, cfg["targets"], out / "plots")
     burst_rows = bursty.summarize(burst_results, cfg["targets"], cfg["bursts"]) if burst_results else []
     burst_react = bursty.reaction_summary(burst_results, burst_rows, cfg["targets"]) if burst_results else {}
     if burst_results:
-        (out / "bursty.json").write_text(json.dumps({"rows": burst_rows, "reactions": burst_react,
-                                                     "results": burst_results}, indent=1))
+        (out / "bursty.json").write_text(
+            json.dumps({"rows": burst_rows, "reactions": burst_react, "results": burst_results}, indent=1)
+        )
     verdicts = []
     for t in cfg["targets"]:
         path = out / "plots" / f"{plots.slug(t)}-timeline.png"
@@ -363,8 +471,12 @@ def run(a, cfg):
         v["claim_counts"] = {k: sum(c["state"] == k for c in v["claims"]) for k in ("met", "not_met", "unresolved")}
         v["noise"] = verdict.noise(measurements, t)
         v["progress_agreement"] = verdict.progress_agreement(measurements, corunner_rounds, t)
-        v["sentences"] = (v["sentences"] + p["sentences"] + ([v["noise"]["sentence"]] if v["noise"] else [])
-                          + ([v["progress_agreement"]["sentence"]] if v["progress_agreement"] else []))
+        v["sentences"] = (
+            v["sentences"]
+            + p["sentences"]
+            + ([v["noise"]["sentence"]] if v["noise"] else [])
+            + ([v["progress_agreement"]["sentence"]] if v["progress_agreement"] else [])
+        )
         v["timeline"], said = timeline.findings(tl, rows, t)
         v["sentences"] = v["sentences"] + said + bursty.findings(burst_rows, burst_react, t)
         path = out / "plots" / f"{plots.slug(t)}-bursty.png"
@@ -381,24 +493,39 @@ def run(a, cfg):
         found = handle_findings.findings(handle_results)
         handle_results["findings"] = found
         (out / "handles.json").write_text(json.dumps(handle_results, indent=1, default=str))
-        handle_section = {"findings": found, "figures": plots.draw_handles(found, out / "plots"),
-                          "repeats": a.handles, "runs": len(handle_results["runs"]), "planned": len(handle_plan),
-                          "error": handle_results["error"], "file": a.file}
+        handle_section = {
+            "findings": found,
+            "figures": plots.draw_handles(found, out / "plots"),
+            "repeats": a.handles,
+            "runs": len(handle_results["runs"]),
+            "planned": len(handle_plan),
+            "error": handle_results["error"],
+            "file": a.file,
+        }
     overall = verdict.adaptive_overall(rows)
-    meta = {"machine": f"{platform.node()}, {os.cpu_count()} CPUs, Linux {platform.release()}",
-            "driver": cfg["driver"].name,
-            "corunner": f"stress-ng {a.corunner}", "cores": limit.how, "runtime": a.runtime, "repeats": a.repeats,
-            "interrupted": interrupted, "unsupported": unsupported, "extra_rounds": extra_rounds,
-            "budget_s": cfg["budget_s"],
-            "adaptive_overall": overall["sentence"] if overall else None}
+    meta = {
+        "machine": f"{platform.node()}, {os.cpu_count()} CPUs, Linux {platform.release()}",
+        "driver": cfg["driver"].name,
+        "corunner": f"stress-ng {a.corunner}",
+        "cores": limit.how,
+        "runtime": a.runtime,
+        "repeats": a.repeats,
+        "interrupted": interrupted,
+        "unsupported": unsupported,
+        "extra_rounds": extra_rounds,
+        "budget_s": cfg["budget_s"],
+        "adaptive_overall": overall["sentence"] if overall else None,
+    }
     path = report.render(out, rows, verdicts, figures, meta, handle_section)
     for v in verdicts:
         print(f"\n{v['target']}:")
         for s in v["sentences"]:
             print(f"  {s}")
     n = {k: sum(v["claim_counts"][k] for v in verdicts) for k in ("met", "not_met", "unresolved")}
-    print(f"\nVerdicts: {n['met']} met, {n['not_met']} not met, {n['unresolved']} unresolved "
-          f"({len(extra_rounds)} extra round(s) within the {cfg['budget_s'] / 60:g} min budget).")
+    print(
+        f"\nVerdicts: {n['met']} met, {n['not_met']} not met, {n['unresolved']} unresolved "
+        f"({len(extra_rounds)} extra round(s) within the {cfg['budget_s'] / 60:g} min budget)."
+    )
     if overall:
         print(f"\n{overall['sentence']}")
     if handle_section:
@@ -417,6 +544,7 @@ def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["rocksdb"]:
         from . import rocksdb_study
+
         return rocksdb_study.main(argv[1:])
     return command.run_command("hio-study", argv, parse_args, resolve, run)
 

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
 """From raw measurements to the summary table (summary.json, summary.csv)."""
+
 import csv
 import json
 
@@ -7,10 +8,25 @@ from . import stats
 
 # Figures quoted with the 95% interval of their centre (hybridio.stats).
 WITH_INTERVAL = ["iops", "lat_mean_us", "lat_p99_us", "cpu_us_per_io", "corunner_ops_per_s"]
-COLUMNS = ["experiment", "target", "emulated", "strategy", "threads", "iodepth", "cores", "corunner_load_pct",
-           "iops", "iops_solo", "lat_mean_us", "lat_p99_us", "cpu_us_per_io", "corunner_ops_per_s",
-           "corunner_solo_ops_per_s", "repeats", "spread_pct"] + \
-    [f"{f}_ci95_{end}" for f in WITH_INTERVAL for end in ("low", "high")]
+COLUMNS = [
+    "experiment",
+    "target",
+    "emulated",
+    "strategy",
+    "threads",
+    "iodepth",
+    "cores",
+    "corunner_load_pct",
+    "iops",
+    "iops_solo",
+    "lat_mean_us",
+    "lat_p99_us",
+    "cpu_us_per_io",
+    "corunner_ops_per_s",
+    "corunner_solo_ops_per_s",
+    "repeats",
+    "spread_pct",
+] + [f"{f}_ci95_{end}" for f in WITH_INTERVAL for end in ("low", "high")]
 
 
 def summarize(measurements, corunner_solo):
@@ -27,29 +43,40 @@ def summarize(measurements, corunner_solo):
         c = runs[0]["cell"]
         iops = [r["io"]["iops"] for r in runs]
         med = stats.median(iops)
-        rows.append({
-            "experiment": c.experiment, "target": c.target, "emulated": runs[0]["io"]["emulated"],
-            "strategy": c.strategy, "threads": c.threads, "iodepth": c.iodepth, "cores": c.cores,
-            "corunner_load_pct": c.load_pct, "iops": med, "iops_solo": None,
-            "lat_mean_us": stats.median(r["io"]["lat_mean_us"] for r in runs),
-            "lat_p99_us": stats.median(r["io"]["lat_p99_us"] for r in runs),
-            "cpu_us_per_io": stats.median(r["io"]["cpu_us_per_io"] for r in runs),
-            "corunner_ops_per_s": stats.median(r["corunner_ops_per_s"] for r in runs),
-            "corunner_solo_ops_per_s": stats.median(corunner_solo.get(c.load_pct, [])) if c.load_pct else None,
-            "repeats": len(runs),
-            "spread_pct": 100.0 * (max(iops) - min(iops)) / med if med else 0.0,
-        })
+        rows.append(
+            {
+                "experiment": c.experiment,
+                "target": c.target,
+                "emulated": runs[0]["io"]["emulated"],
+                "strategy": c.strategy,
+                "threads": c.threads,
+                "iodepth": c.iodepth,
+                "cores": c.cores,
+                "corunner_load_pct": c.load_pct,
+                "iops": med,
+                "iops_solo": None,
+                "lat_mean_us": stats.median(r["io"]["lat_mean_us"] for r in runs),
+                "lat_p99_us": stats.median(r["io"]["lat_p99_us"] for r in runs),
+                "cpu_us_per_io": stats.median(r["io"]["cpu_us_per_io"] for r in runs),
+                "corunner_ops_per_s": stats.median(r["corunner_ops_per_s"] for r in runs),
+                "corunner_solo_ops_per_s": stats.median(corunner_solo.get(c.load_pct, [])) if c.load_pct else None,
+                "repeats": len(runs),
+                "spread_pct": 100.0 * (max(iops) - min(iops)) / med if med else 0.0,
+            }
+        )
         for f in WITH_INTERVAL:
             values = [r["corunner_ops_per_s"] if f == "corunner_ops_per_s" else r["io"][f] for r in runs]
             iv = stats.figure_interval(values)
             rows[-1][f"{f}_ci95_low"] = iv.low if iv else None
             rows[-1][f"{f}_ci95_high"] = iv.high if iv else None
     # The I/O alone: the same cell at load 0.
-    solo = {(r["experiment"], r["target"], r["strategy"], r["threads"], r["iodepth"], r["cores"]): r["iops"]
-            for r in rows if r["corunner_load_pct"] == 0}
+    solo = {
+        (r["experiment"], r["target"], r["strategy"], r["threads"], r["iodepth"], r["cores"]): r["iops"]
+        for r in rows
+        if r["corunner_load_pct"] == 0
+    }
     for r in rows:
-        r["iops_solo"] = solo.get((r["experiment"], r["target"], r["strategy"], r["threads"], r["iodepth"],
-                                   r["cores"]))
+        r["iops_solo"] = solo.get((r["experiment"], r["target"], r["strategy"], r["threads"], r["iodepth"], r["cores"]))
     return rows
 
 

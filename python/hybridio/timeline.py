@@ -2,6 +2,7 @@
 """The timeline experiment: a co-runner starts and stops in the middle of a
 run; the adaptive strategy's mode and every strategy's IOPS over time, and how
 long adaptive takes to settle on the right mode after each change."""
+
 import json
 import subprocess
 import threading
@@ -71,13 +72,22 @@ def right_modes(rows, target):
     """The best static user-space mode alone and at 100 % load, by the study's
     score, from the contention rows; None where the rows do not say."""
     from .verdict import score
-    mine = [r for r in rows if r["experiment"] == "contention" and r["target"] == target
-            and r["strategy"] in ("poll", "interrupt", "hybrid")]
+
+    mine = [
+        r
+        for r in rows
+        if r["experiment"] == "contention"
+        and r["target"] == target
+        and r["strategy"] in ("poll", "interrupt", "hybrid")
+    ]
     alone = [r for r in mine if r["corunner_load_pct"] == 0]
     if not alone:
         return None, None
-    best = max(r["iops"] for r in rows if r["experiment"] == "contention" and r["target"] == target
-               and r["corunner_load_pct"] == 0)
+    best = max(
+        r["iops"]
+        for r in rows
+        if r["experiment"] == "contention" and r["target"] == target and r["corunner_load_pct"] == 0
+    )
 
     def top(load):
         cells = [r for r in mine if r["corunner_load_pct"] == load]
@@ -95,10 +105,12 @@ def run(a, cfg, limit, targets, phase_s, progress=None):
         for s in STRATEGIES:
             h, span = run_one(a, cfg, limit, target, s, phase_s)
             t0 = h.get("start_unix_ms", 0)
-            out[target][s] = {"points": h.get("timeline", []),
-                              "on_ms": span.get("on", t0 + phase_s * 1e3) - t0,
-                              "off_ms": span.get("off", t0 + 2 * phase_s * 1e3) - t0,
-                              "end_ms": 3 * phase_s * 1e3}
+            out[target][s] = {
+                "points": h.get("timeline", []),
+                "on_ms": span.get("on", t0 + phase_s * 1e3) - t0,
+                "off_ms": span.get("off", t0 + 2 * phase_s * 1e3) - t0,
+                "end_ms": 3 * phase_s * 1e3,
+            }
             if progress:
                 progress(f"timeline {target[:18]} {s}")
     return out
@@ -120,7 +132,9 @@ def findings(tl, rows, target):
     def say(ms):
         return "did not settle" if ms is None else f"settled within {ms:.0f} ms"
 
-    s = [f"Timeline: when the co-runner started, adaptive {say(on)} on {loaded_mode} (the best static mode at "
-         f"100% load); when it stopped, adaptive {say(off)} on {alone_mode} (the best alone). "
-         f"The log samples every 100 ms."]
+    s = [
+        f"Timeline: when the co-runner started, adaptive {say(on)} on {loaded_mode} (the best static mode at "
+        f"100% load); when it stopped, adaptive {say(off)} on {alone_mode} (the best alone). "
+        f"The log samples every 100 ms."
+    ]
     return f, s

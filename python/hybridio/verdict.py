@@ -10,6 +10,7 @@ measures its own references (every strategy alone, the co-runner alone), so
 a run's score is taken against its own round's, and every comparison is a
 ratio within a round, summarised with its 95% interval (hybridio.stats).
 """
+
 import math
 import statistics
 
@@ -54,8 +55,9 @@ def verdict(rows, target, paired=None):
     top = max(loads)
     p_alone, i_alone, p_top, i_top = get("poll", 0), get("interrupt", 0), get("poll", top), get("interrupt", top)
     poll_wins_alone = bool(p_alone and i_alone and p_alone["iops"] > i_alone["iops"])
-    poll_starves = bool(top and p_top and i_top and (p_top["corunner_ops_per_s"] or 0) <
-                        (i_top["corunner_ops_per_s"] or 0))
+    poll_starves = bool(
+        top and p_top and i_top and (p_top["corunner_ops_per_s"] or 0) < (i_top["corunner_ops_per_s"] or 0)
+    )
     # With the rounds, what the intervals cannot separate is a tie or undecided.
     alone_state = starves_state = None
     if paired:
@@ -65,39 +67,59 @@ def verdict(rows, target, paired=None):
         alone_state, starves_state = states.get("poll-beats-interrupt-alone"), states.get("poll-starves-corunner")
         poll_wins_alone, poll_starves = alone_state == stats.MET, starves_state == stats.MET
     by_rounds = " (paired by round; a tie where the interval cannot separate the first two)" if paired else ""
-    s = [f"Alone, {winners[0]} gives the most IOPS{by_rounds}." if winners[0] != "tie" else
-         f"Alone, no strategy gives clearly more IOPS than the next{by_rounds}."]
+    s = [
+        f"Alone, {winners[0]} gives the most IOPS{by_rounds}."
+        if winners[0] != "tie"
+        else f"Alone, no strategy gives clearly more IOPS than the next{by_rounds}."
+    ]
     under = ", ".join(f"{load}%: {winners[load]}" for load in loads if load)
     if under:
         s.append(f"Beside the co-runner, the best combined progress of both tenants goes to: {under}.")
     if stops is not None:
         s.append(f"Polling stops paying at {stops}% co-runner load: from there interrupts give both tenants more.")
     elif p_alone and i_alone and len(loads) > 1:
-        s.append("Polling never stops paying up to the highest load measured"
-                 + (" (it never falls clearly behind interrupts)." if paired else "."))
+        s.append(
+            "Polling never stops paying up to the highest load measured"
+            + (" (it never falls clearly behind interrupts)." if paired else ".")
+        )
     if p_alone and i_alone:
         if alone_state == stats.UNRESOLVED:
-            s.append("Undecided here whether polling beats interrupts in IOPS when the core is free: the interval "
-                     "straddles 1.")
+            s.append(
+                "Undecided here whether polling beats interrupts in IOPS when the core is free: the interval "
+                "straddles 1."
+            )
         else:
-            s.append("As in the thesis, polling beats interrupts in IOPS when the core is free."
-                     if poll_wins_alone else
-                     "Unlike the thesis, polling does not beat interrupts in IOPS here even with the core free.")
+            s.append(
+                "As in the thesis, polling beats interrupts in IOPS when the core is free."
+                if poll_wins_alone
+                else "Unlike the thesis, polling does not beat interrupts in IOPS here even with the core free."
+            )
     if p_top and i_top and top:
         if starves_state == stats.UNRESOLVED:
-            s.append(f"Undecided here whether at {top}% load polling leaves the co-runner less than interrupts do: "
-                     f"the interval straddles 1.")
+            s.append(
+                f"Undecided here whether at {top}% load polling leaves the co-runner less than interrupts do: "
+                f"the interval straddles 1."
+            )
         else:
-            s.append(f"As in the thesis, at {top}% load polling leaves the co-runner less throughput than "
-                     f"interrupts do." if poll_starves else
-                     f"Unlike the thesis, at {top}% load polling does not leave the co-runner less throughput "
-                     f"than interrupts do.")
+            s.append(
+                f"As in the thesis, at {top}% load polling leaves the co-runner less throughput than interrupts do."
+                if poll_starves
+                else f"Unlike the thesis, at {top}% load polling does not leave the co-runner less throughput "
+                f"than interrupts do."
+            )
     a = adaptive_against_static(mine, best_solo)
     if a:
         s.append(a.pop("sentence"))
-    return {"target": target, "winner_alone": winners[0], "winners": winners, "polling_stops_paying_at": stops,
-            "poll_beats_interrupt_alone": poll_wins_alone, "poll_starves_corunner_at_top_load": poll_starves,
-            "adaptive": a, "sentences": s}
+    return {
+        "target": target,
+        "winner_alone": winners[0],
+        "winners": winners,
+        "polling_stops_paying_at": stops,
+        "poll_beats_interrupt_alone": poll_wins_alone,
+        "poll_starves_corunner_at_top_load": poll_starves,
+        "adaptive": a,
+        "sentences": s,
+    }
 
 
 def adaptive_against_static(mine, best_solo):
@@ -112,18 +134,22 @@ def adaptive_against_static(mine, best_solo):
     for ld in loads:
         best = max((by[(st, ld)], st) for st in statics if (st, ld) in by)
         ratio[ld] = {"ratio": by[("adaptive", ld)] / best[0] if best[0] else 0.0, "best_static": best[1]}
-    mean = {st: sum(by[(st, ld)] for ld in loads) / len(loads) for st in statics + ["adaptive"]
-            if all((st, ld) in by for ld in loads)}
+    mean = {
+        st: sum(by[(st, ld)] for ld in loads) / len(loads)
+        for st in statics + ["adaptive"]
+        if all((st, ld) in by for ld in loads)
+    }
     worst = min(loads, key=lambda ld: ratio[ld]["ratio"])
     top_static = max((v, st) for st, v in mean.items() if st != "adaptive")
     beats_all = all(mean["adaptive"] > v for st, v in mean.items() if st != "adaptive")
-    sentence = (f"Adaptive scored {min(r['ratio'] for r in ratio.values()):.2f}–"
-                f"{max(r['ratio'] for r in ratio.values()):.2f} of the best static strategy at each load "
-                f"(lowest at {worst}%, against {ratio[worst]['best_static']}); averaged over the loads "
-                f"{mean['adaptive']:.3f}, against {top_static[0]:.3f} for {top_static[1]}, the best static one"
-                f"{'' if beats_all else ' (it does not beat every static strategy here)'}.")
-    return {"per_load": ratio, "mean_score": mean, "beats_every_static_on_average": beats_all,
-            "sentence": sentence}
+    sentence = (
+        f"Adaptive scored {min(r['ratio'] for r in ratio.values()):.2f}–"
+        f"{max(r['ratio'] for r in ratio.values()):.2f} of the best static strategy at each load "
+        f"(lowest at {worst}%, against {ratio[worst]['best_static']}); averaged over the loads "
+        f"{mean['adaptive']:.3f}, against {top_static[0]:.3f} for {top_static[1]}, the best static one"
+        f"{'' if beats_all else ' (it does not beat every static strategy here)'}."
+    )
+    return {"per_load": ratio, "mean_score": mean, "beats_every_static_on_average": beats_all, "sentence": sentence}
 
 
 def adaptive_overall(rows):
@@ -146,10 +172,13 @@ def adaptive_overall(rows):
         return None
     top = max((v, st) for st, v in mean.items() if st != "adaptive")
     beats = all(mean["adaptive"] > v for st, v in mean.items() if st != "adaptive")
-    return {"mean_score": mean, "beats_every_static": beats,
-            "sentence": f"Over all {len(cells)} contention cells ({len(targets)} targets), adaptive's mean score is "
-                        f"{mean['adaptive']:.3f}; the best static strategy's ({top[1]}) is {top[0]:.3f}"
-                        f"{'' if beats else ', so adaptive does not beat every static strategy here'}."}
+    return {
+        "mean_score": mean,
+        "beats_every_static": beats,
+        "sentence": f"Over all {len(cells)} contention cells ({len(targets)} targets), adaptive's mean score is "
+        f"{mean['adaptive']:.3f}; the best static strategy's ({top[1]}) is {top[0]:.3f}"
+        f"{'' if beats else ', so adaptive does not beat every static strategy here'}.",
+    }
 
 
 def round_scores(runs, corunner_alone, target, progress="corunner_ops_per_s"):
@@ -184,8 +213,11 @@ def _pairs(scores, a, b, load, what=0):
     """Per-round ratios of a's to b's figure (0: score, 1: IOPS, 2: co-runner ops/s) at one load; a round
     where b's is 0 pairs nothing, one where only a's is 0 gives STARVED."""
     sa, sb = scores.get((a, load), {}), scores.get((b, load), {})
-    return [max(sa[k][what] or 0.0, stats.STARVED * sb[k][what]) / sb[k][what] for k in sorted(sa)
-            if k in sb and sb[k][what]]
+    return [
+        max(sa[k][what] or 0.0, stats.STARVED * sb[k][what]) / sb[k][what]
+        for k in sorted(sa)
+        if k in sb and sb[k][what]
+    ]
 
 
 def _mean_score(scores, strategy, load):
@@ -208,29 +240,53 @@ def paired_verdict(runs, corunner_alone, target, progress="corunner_ops_per_s"):
         mean = {st: _mean_score(scores, st, ld) for st in here}
         first, second = sorted(here, key=mean.get, reverse=True)[:2]
         winners[ld] = first if stats.rank(_pairs(scores, first, second, ld)) == "first" else "tie"
-    poll_rank = {ld: stats.rank(_pairs(scores, "poll", "interrupt", ld)) for ld in loads
-                 if ("poll", ld) in scores and ("interrupt", ld) in scores}
+    poll_rank = {
+        ld: stats.rank(_pairs(scores, "poll", "interrupt", ld))
+        for ld in loads
+        if ("poll", ld) in scores and ("interrupt", ld) in scores
+    }
     if ("poll", 0) in scores and ("interrupt", 0) in scores:
-        claims.append(dict(stats.claim("poll-beats-interrupt-alone", "alone, poll's IOPS >= interrupt's",
-                                  _pairs(scores, "poll", "interrupt", 0, 1), 1.0), load=0))
+        claims.append(
+            dict(
+                stats.claim(
+                    "poll-beats-interrupt-alone",
+                    "alone, poll's IOPS >= interrupt's",
+                    _pairs(scores, "poll", "interrupt", 0, 1),
+                    1.0,
+                ),
+                load=0,
+            )
+        )
     top = max(loads) if loads else 0
     if top and ("poll", top) in scores and ("interrupt", top) in scores:
-        claims.append(dict(stats.claim("poll-starves-corunner", f"at {top}% load, the co-runner gets less beside poll "
-                                                           f"than beside interrupt",
-                                  _pairs(scores, "poll", "interrupt", top, 2), 1.0, below=True), load=top))
+        claims.append(
+            dict(
+                stats.claim(
+                    "poll-starves-corunner",
+                    f"at {top}% load, the co-runner gets less beside poll than beside interrupt",
+                    _pairs(scores, "poll", "interrupt", top, 2),
+                    1.0,
+                    below=True,
+                ),
+                load=top,
+            )
+        )
     statics = [st for st in strategies if st != "adaptive"]
     for ld in loads:
         rivals = [st for st in statics if (st, ld) in scores]
         if ("adaptive", ld) not in scores or not rivals:
             continue
         best = max(rivals, key=lambda st: _mean_score(scores, st, ld))
-        c = stats.claim(f"adaptive-{ld}", f"{'alone' if not ld else f'at {ld}% load'}, adaptive's score >= "
-                                     f"{ADAPTIVE_REACH:g} x the best static strategy's ({best})",
-                   _pairs(scores, "adaptive", best, ld), ADAPTIVE_REACH)
+        c = stats.claim(
+            f"adaptive-{ld}",
+            f"{'alone' if not ld else f'at {ld}% load'}, adaptive's score >= "
+            f"{ADAPTIVE_REACH:g} x the best static strategy's ({best})",
+            _pairs(scores, "adaptive", best, ld),
+            ADAPTIVE_REACH,
+        )
         claims.append(dict(c, load=ld, best_static=best))
     for c in claims:
-        said.append(f"{c['text'][0].upper()}{c['text'][1:]}: {c['interval_text']}, "
-                    f"{stats.STATE_WORDS[c['state']]}.")
+        said.append(f"{c['text'][0].upper()}{c['text'][1:]}: {c['interval_text']}, {stats.STATE_WORDS[c['state']]}.")
     counts = {k: sum(c["state"] == k for c in claims) for k in (stats.MET, stats.NOT_MET, stats.UNRESOLVED)}
     return {"claims": claims, "winners": winners, "poll_rank": poll_rank, "counts": counts, "sentences": said}
 
@@ -244,18 +300,24 @@ def noise(runs, target):
         c = r["cell"]
         if c.experiment == "contention" and c.target == target and c.load_pct == 0 and r["io"]["iops"]:
             alone.setdefault(c.strategy, {})[r["repeat"]] = r["io"]["iops"]
-    spread = {st: (max(v.values()) - min(v.values())) / statistics.median(v.values())
-              for st, v in alone.items() if len(v) >= 2}
+    spread = {
+        st: (max(v.values()) - min(v.values())) / statistics.median(v.values())
+        for st, v in alone.items()
+        if len(v) >= 2
+    }
     if not spread:
         return None
     # Drift: each strategy's last round against its first, summarised over the strategies.
     drift = stats.ratio_interval([v[max(v)] / v[min(v)] for v in alone.values() if len(v) >= 2])
     widest = max(spread, key=spread.get)
     n = max(len(v) for v in alone.values())
-    sentence = (f"Noise: alone, IOPS varied over {n} rounds by {min(spread.values()):.0%}–{spread[widest]:.0%} "
-                f"(max − min over the median; widest: {widest}); from the first round to the last they moved "
-                f"{drift.value - 1:+.0%}" + (f" [{drift.low - 1:+.0%}, {drift.high - 1:+.0%}]" if drift.n >= 2 else "")
-                + ". Ratios within a round cancel what the rounds share.")
+    sentence = (
+        f"Noise: alone, IOPS varied over {n} rounds by {min(spread.values()):.0%}–{spread[widest]:.0%} "
+        f"(max − min over the median; widest: {widest}); from the first round to the last they moved "
+        f"{drift.value - 1:+.0%}"
+        + (f" [{drift.low - 1:+.0%}, {drift.high - 1:+.0%}]" if drift.n >= 2 else "")
+        + ". Ratios within a round cancel what the rounds share."
+    )
     return {"spread_alone": spread, "drift": drift.as_dict(), "sentence": sentence}
 
 
@@ -278,6 +340,10 @@ def progress_agreement(runs, corunner_alone, target):
     iv = stats.ratio_interval(ratios)
     logs = sorted(abs(math.log(x)) for x in ratios)
     p90 = math.exp(logs[int(0.9 * (len(logs) - 1))]) - 1
-    return {"cpu_over_ops": iv.as_dict(), "p90_disagreement": p90, "runs": len(ratios),
-            "sentence": f"The co-runner's progress by the CPU it got (the score's) against by its bogo ops: "
-                        f"{iv.text(3)} over {len(ratios)} runs; 90% of the runs agree within {p90:.0%}."}
+    return {
+        "cpu_over_ops": iv.as_dict(),
+        "p90_disagreement": p90,
+        "runs": len(ratios),
+        "sentence": f"The co-runner's progress by the CPU it got (the score's) against by its bogo ops: "
+        f"{iv.text(3)} over {len(ratios)} runs; 90% of the runs agree within {p90:.0%}.",
+    }

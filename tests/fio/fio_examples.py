@@ -5,14 +5,28 @@ Only what the job cannot keep on this machine is changed: the ioengine
 line (a diskless null job gets an emulated SSD instead), device paths and
 directories (files in a scratch folder), sizes (small) and run times (1 s).
 """
+
 import re
 
 # The examples of fio 3.33 that a user would run on a file engine, and the
 # two null-engine ones, which run on an emulated SSD.
 FILE_EXAMPLES = [
-    "fio-rand-read", "fio-rand-RW", "fio-seq-read", "fio-seq-write", "fio-seq-RW", "basic-verify",
-    "aio-read", "iometer-file-access-server", "jesd219", "latency-profile", "fixed-rate-submission",
-    "ssd-test", "surface-scan", "backwards-read", "poisson-rate-submission", "tiobench-example",
+    "fio-rand-read",
+    "fio-rand-RW",
+    "fio-seq-read",
+    "fio-seq-write",
+    "fio-seq-RW",
+    "basic-verify",
+    "aio-read",
+    "iometer-file-access-server",
+    "jesd219",
+    "latency-profile",
+    "fixed-rate-submission",
+    "ssd-test",
+    "surface-scan",
+    "backwards-read",
+    "poisson-rate-submission",
+    "tiobench-example",
 ]
 DISKLESS_EXAMPLES = ["zipf", "null"]
 SIZE = "16m"
@@ -32,8 +46,12 @@ def adapt(text, engine, scratch, emu=None):
         elif key == "directory":
             line = f"directory={scratch}"
         elif key in ("size", "runtime", "timeout", "fill_device"):
-            line = {"size": f"size={SIZE}", "runtime": "runtime=1", "timeout": "timeout=1",
-                    "fill_device": f"size={SIZE}"}[key]
+            line = {
+                "size": f"size={SIZE}",
+                "runtime": "runtime=1",
+                "timeout": "timeout=1",
+                "fill_device": f"size={SIZE}",
+            }[key]
         out.append(line)
     head = ["[global]", f"ioengine={engine}", f"size={SIZE}", "runtime=1"]
     if emu:

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """The hybridio ioengine under Debian's fio: fio's own examples, verify,
 the engine's options, its figures and its errors."""
+
 import json
 import os
 import subprocess
@@ -18,9 +19,9 @@ EXAMPLES = ROOT / ".deps/fio/examples"
 # Examples that cannot run here, and why (docs/fio.md says the same).
 CANNOT_RUN = {
     "fixed-rate-submission": "io_submit_mode=offload: fio 3.33 hangs in workqueue_init in about 1 run in 4, "
-                             "with its own libaio engine too",
+    "with its own libaio engine too",
     "poisson-rate-submission": "io_submit_mode=offload: fio 3.33 hangs in workqueue_init in about 1 run in 4, "
-                               "with its own libaio engine too",
+    "with its own libaio engine too",
 }
 
 
@@ -38,8 +39,9 @@ def in_scratch(tmp_path, monkeypatch):
 
 
 def fio(*args, cwd=None, timeout=120):
-    return subprocess.run(["fio", *map(str, args)], capture_output=True, text=True, errors="replace", cwd=cwd,
-                          timeout=timeout)
+    return subprocess.run(
+        ["fio", *map(str, args)], capture_output=True, text=True, errors="replace", cwd=cwd, timeout=timeout
+    )
 
 
 def assert_ran(p, job):
@@ -76,24 +78,50 @@ MODES = [
 @pytest.mark.parametrize("verify", ["crc32c", "md5"])
 @pytest.mark.parametrize("mode", MODES, ids=lambda m: "+".join(a.split("=", 1)[1] for a in m))
 def test_written_data_verifies_in_every_mode(verify, mode, engine, tmp_path):
-    p = fio("--name=v", f"--ioengine={engine}", f"--filename={tmp_path / 'v.dat'}", "--size=4m", "--bs=4k",
-            "--rw=randwrite", "--iodepth=8", "--direct=1", f"--verify={verify}", *mode)
+    p = fio(
+        "--name=v",
+        f"--ioengine={engine}",
+        f"--filename={tmp_path / 'v.dat'}",
+        "--size=4m",
+        "--bs=4k",
+        "--rw=randwrite",
+        "--iodepth=8",
+        "--direct=1",
+        f"--verify={verify}",
+        *mode,
+    )
     assert_ran(p, "v")
     assert "verify" not in p.stderr.lower(), p.stderr
 
 
 @pytest.mark.parametrize("verify", ["crc32c", "md5"])
 def test_written_data_verifies_on_an_emulated_ssd(verify, engine):
-    p = fio("--name=e", f"--ioengine={engine}", "--hio_emu=pcie3", "--size=4m", "--bs=4k", "--rw=randwrite",
-            "--iodepth=16", f"--verify={verify}", "--hio_completion=poll")
+    p = fio(
+        "--name=e",
+        f"--ioengine={engine}",
+        "--hio_emu=pcie3",
+        "--size=4m",
+        "--bs=4k",
+        "--rw=randwrite",
+        "--iodepth=16",
+        f"--verify={verify}",
+        "--hio_completion=poll",
+    )
     assert_ran(p, "e")
 
 
 @pytest.mark.parametrize("verify", ["crc32c", "md5"])
 def test_a_planted_corruption_is_caught(verify, engine, tmp_path):
     data = tmp_path / "c.dat"
-    common = ["--name=c", f"--ioengine={engine}", f"--filename={data}", "--size=1m", "--bs=4k", "--rw=write",
-              f"--verify={verify}"]
+    common = [
+        "--name=c",
+        f"--ioengine={engine}",
+        f"--filename={data}",
+        "--size=1m",
+        "--bs=4k",
+        "--rw=write",
+        f"--verify={verify}",
+    ]
     assert_ran(fio(*common, "--do_verify=0"), "c")
     with open(data, "r+b") as f:
         f.seek(10 * 4096 + 100)
@@ -106,9 +134,19 @@ def test_a_planted_corruption_is_caught(verify, engine, tmp_path):
 def test_figures_go_to_the_line_and_the_json_file(engine, tmp_path):
     out = tmp_path / "hio.json"
     # 100 us reads at depth 1: every reap waits, so the strategy decides.
-    p = fio("--name=a", f"--ioengine={engine}", "--hio_emu=lat_us=100,iops=100000", "--size=64m",
-            "--rw=randread", "--bs=4k", "--runtime=1", "--time_based", "--hio_completion=adaptive",
-            "--hio_adaptive_objective=own", f"--hio_stats_json={out}")
+    p = fio(
+        "--name=a",
+        f"--ioengine={engine}",
+        "--hio_emu=lat_us=100,iops=100000",
+        "--size=64m",
+        "--rw=randread",
+        "--bs=4k",
+        "--runtime=1",
+        "--time_based",
+        "--hio_completion=adaptive",
+        "--hio_adaptive_objective=own",
+        f"--hio_stats_json={out}",
+    )
     assert_ran(p, "a")
     assert "hybridio a: adaptive (objective own)" in p.stdout
     rec = json.loads(out.read_text().splitlines()[-1])
@@ -120,8 +158,7 @@ def test_figures_go_to_the_line_and_the_json_file(engine, tmp_path):
 
 
 def test_json_output_stays_json(engine, tmp_path):
-    p = fio("--name=j", f"--ioengine={engine}", "--hio_emu=pcie4", "--size=4m", "--rw=read",
-            "--output-format=json")
+    p = fio("--name=j", f"--ioengine={engine}", "--hio_emu=pcie4", "--size=4m", "--rw=read", "--output-format=json")
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["jobs"][0]["read"]["io_bytes"] == 4 << 20
     assert "hybridio j: interrupt" in p.stderr
@@ -129,22 +166,31 @@ def test_json_output_stays_json(engine, tmp_path):
 
 def test_an_io_error_reaches_fio_with_its_offset(engine):
     # The emulated SSD fails reads of the range it is told to.
-    p = fio("--name=x", f"--ioengine={engine}", "--hio_emu=pcie4,fail_offset=8192,fail_op=read", "--size=1m",
-            "--rw=read", "--bs=4k")
+    p = fio(
+        "--name=x",
+        f"--ioengine={engine}",
+        "--hio_emu=pcie4,fail_offset=8192,fail_op=read",
+        "--size=1m",
+        "--rw=read",
+        "--bs=4k",
+    )
     assert p.returncode != 0
     assert "offset=8192" in p.stdout + p.stderr, p.stdout + p.stderr
 
 
-@pytest.mark.parametrize("args, says", [
-    (["--hio_completion=bogus"], "failed parsing hio_completion=bogus"),
-    (["--hio_adaptive_objective=most"], "failed parsing hio_adaptive_objective=most"),
-    (["--hio_nonsense=1"], "unrecognized option '--hio_nonsense=1'"),
-    (["--hio_emu=bogus"], "hio_emu=bogus: bad emulated device 'emu:bogus'"),
-    (["--hio_emulate=warp9", "--filename={file}"], "hio_emulate=warp9:"),
-    (["--hio_emu=pcie4", "--filename={file}"], "hio_emu=pcie4 makes the job's files emulated SSDs, but filename"),
-    (["--hio_emu=pcie4", "--hio_emulate=pcie4"], "hio_emu=pcie4 and hio_emulate=pcie4"),
-    (["--hio_poll_period_us=soon", "--filename={file}"], "hio_poll_period_us=soon"),
-])
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (["--hio_completion=bogus"], "failed parsing hio_completion=bogus"),
+        (["--hio_adaptive_objective=most"], "failed parsing hio_adaptive_objective=most"),
+        (["--hio_nonsense=1"], "unrecognized option '--hio_nonsense=1'"),
+        (["--hio_emu=bogus"], "hio_emu=bogus: bad emulated device 'emu:bogus'"),
+        (["--hio_emulate=warp9", "--filename={file}"], "hio_emulate=warp9:"),
+        (["--hio_emu=pcie4", "--filename={file}"], "hio_emu=pcie4 makes the job's files emulated SSDs, but filename"),
+        (["--hio_emu=pcie4", "--hio_emulate=pcie4"], "hio_emu=pcie4 and hio_emulate=pcie4"),
+        (["--hio_poll_period_us=soon", "--filename={file}"], "hio_poll_period_us=soon"),
+    ],
+)
 def test_bad_input_is_one_line_naming_it(args, says, engine, tmp_path):
     file = tmp_path / "f.dat"
     file.write_bytes(b"\0" * 65536)

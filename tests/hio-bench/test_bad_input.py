@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
 """Bad input: one line naming the value, exit status 2, nothing run."""
+
 import os
 import tempfile
 from pathlib import Path
@@ -51,8 +52,10 @@ def test_bad_option_value(run, arg, needles):
 
 
 def test_objective_without_adaptive(run):
-    assert_usage_error(run("--name=j", EMU, "--completion=poll", "--adaptive_objective=own"),
-                       "--adaptive_objective applies to --completion=adaptive only")
+    assert_usage_error(
+        run("--name=j", EMU, "--completion=poll", "--adaptive_objective=own"),
+        "--adaptive_objective applies to --completion=adaptive only",
+    )
 
 
 def test_option_without_value(run):

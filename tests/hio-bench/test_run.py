@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
 """Runs that work: fio's JSON layout, job files, every wait mode, verify, I/O errors."""
+
 import json
 import os
 import pty
@@ -35,8 +36,12 @@ def test_keys_match_real_fio(run_json, disk_dir):
     f = disk_dir / "data"
     f.write_bytes(os.urandom(1 << 20))
     common = [f"--filename={f}", "--rw=randread", "--bs=4k", "--runtime=0.3", "--time_based"]
-    fio = subprocess.run(["fio", "--name=j", "--ioengine=io_uring", *common, "--output-format=json"],
-                         capture_output=True, text=True, check=True)
+    fio = subprocess.run(
+        ["fio", "--name=j", "--ioengine=io_uring", *common, "--output-format=json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     theirs = json.loads(fio.stdout)["jobs"][0]
     ours = run_json("--name=j", *common)["jobs"][0]
 
@@ -68,8 +73,17 @@ def test_every_mode_on_emulated(run_json, mode):
 @pytest.mark.parametrize("mode", ["interrupt", "poll", "hybrid", "sqpoll", "adaptive"])
 def test_every_mode_on_file_with_verify(run_json, disk_dir, mode):
     f = disk_dir / "data"
-    out = run_json("--name=w", f"--filename={f}", "--size=4m", "--rw=randwrite", "--bs=4k", "--iodepth=4",
-                   "--direct=1", f"--completion={mode}", "--verify=crc32c")
+    out = run_json(
+        "--name=w",
+        f"--filename={f}",
+        "--size=4m",
+        "--rw=randwrite",
+        "--bs=4k",
+        "--iodepth=4",
+        "--direct=1",
+        f"--completion={mode}",
+        "--verify=crc32c",
+    )
     v = out["jobs"][0]["hybridio"]["verify"]
     assert v == {"blocks_verified": 1024, "mismatches": 0}
 
@@ -89,14 +103,28 @@ def test_adaptive_reports_its_modes_and_monitor(run_json):
 
 
 def test_adaptive_objective_own_is_carried_to_the_view(run_json):
-    out = run_json("--name=j", *SMALL, "--rw=randread", "--runtime=0.2", "--time_based", "--completion=adaptive",
-                   "--adaptive_objective=own")
+    out = run_json(
+        "--name=j",
+        *SMALL,
+        "--rw=randread",
+        "--runtime=0.2",
+        "--time_based",
+        "--completion=adaptive",
+        "--adaptive_objective=own",
+    )
     assert out["jobs"][0]["hybridio"]["adaptive"]["last"]["objective"] == "own"
 
 
 def test_adaptive_log_takes_an_interval(run_json):
-    out = run_json("--name=j", *SMALL, "--rw=randread", "--runtime=0.2", "--time_based", "--completion=adaptive",
-                   "--adaptive_log=5ms")
+    out = run_json(
+        "--name=j",
+        *SMALL,
+        "--rw=randread",
+        "--runtime=0.2",
+        "--time_based",
+        "--completion=adaptive",
+        "--adaptive_log=5ms",
+    )
     tl = out["jobs"][0]["hybridio"]["timeline"]
     # One sample per 5 ms of a 200 ms run, give or take the scheduler: far more than the bare flag's 100 ms.
     assert 20 <= len(tl) <= 41
@@ -105,8 +133,9 @@ def test_adaptive_log_takes_an_interval(run_json):
 
 
 def test_adaptive_log_samples_every_100ms(run_json):
-    out = run_json("--name=j", *SMALL, "--rw=randread", "--runtime=0.55", "--time_based", "--completion=adaptive",
-                   "--adaptive_log")
+    out = run_json(
+        "--name=j", *SMALL, "--rw=randread", "--runtime=0.55", "--time_based", "--completion=adaptive", "--adaptive_log"
+    )
     h = out["jobs"][0]["hybridio"]
     tl = h["timeline"]
     assert 4 <= len(tl) <= 5
@@ -118,8 +147,9 @@ def test_adaptive_log_samples_every_100ms(run_json):
 
 
 def test_adaptive_log_with_a_static_mode_logs_iops_only(run_json):
-    out = run_json("--name=j", *SMALL, "--rw=randread", "--runtime=0.25", "--time_based", "--completion=poll",
-                   "--adaptive_log")
+    out = run_json(
+        "--name=j", *SMALL, "--rw=randread", "--runtime=0.25", "--time_based", "--completion=poll", "--adaptive_log"
+    )
     tl = out["jobs"][0]["hybridio"]["timeline"]
     assert tl and all(set(p) == {"t_ms", "iops"} for p in tl)
 
@@ -132,8 +162,14 @@ def test_list_strategies(run):
 
 
 def test_verify_catches_corruption_on_emulated(run):
-    p = run("--name=w", "--filename=emu:pcie4,size=4m,corrupt_offset=41960", "--rw=write", "--bs=4k",
-            "--verify=crc32c", "--output-format=json")
+    p = run(
+        "--name=w",
+        "--filename=emu:pcie4,size=4m,corrupt_offset=41960",
+        "--rw=write",
+        "--bs=4k",
+        "--verify=crc32c",
+        "--output-format=json",
+    )
     assert p.returncode == 1
     assert "block at offset 40960" in p.stderr and "crc32c" in p.stderr  # the block holding byte 41960
     assert json.loads(p.stdout)["jobs"][0]["hybridio"]["verify"]["mismatches"] == 1
@@ -162,8 +198,10 @@ def test_injected_eio_names_operation_offset_errno(run):
 
 def test_job_file_with_global_section(run_json, tmp_path):
     jf = tmp_path / "jobs.fio"
-    jf.write_text("; two jobs\n[global]\nfilename=emu:pcie4,size=8m\nsize=8m\nbs=4k\n\n"
-                  "[reader]\nrw=randread\ncompletion=poll\n\n[writer]\nrw=randwrite\niodepth=4\n")
+    jf.write_text(
+        "; two jobs\n[global]\nfilename=emu:pcie4,size=8m\nsize=8m\nbs=4k\n\n"
+        "[reader]\nrw=randread\ncompletion=poll\n\n[writer]\nrw=randwrite\niodepth=4\n"
+    )
     out = run_json(jf)
     names = [j["jobname"] for j in out["jobs"]]
     assert names == ["reader", "writer"]
@@ -196,8 +234,9 @@ def test_normal_output_says_emulated(run):
 def test_progress_line_on_a_terminal(hio_bench):
     """A run longer than a few seconds shows fio's status line on a terminal."""
     master, slave = pty.openpty()
-    p = subprocess.Popen([hio_bench, "--name=j", *SMALL, "--runtime=4", "--time_based"],
-                         stdout=subprocess.DEVNULL, stderr=slave)
+    p = subprocess.Popen(
+        [hio_bench, "--name=j", *SMALL, "--runtime=4", "--time_based"], stdout=subprocess.DEVNULL, stderr=slave
+    )
     os.close(slave)
     seen = b""
     while True:
@@ -220,8 +259,9 @@ def test_help_and_version(run):
 
 def test_ramp_time_is_not_measured(run_json):
     """At a capped rate, the I/O of the ramp does not count in the result."""
-    out = run_json("--name=j", *SMALL, "--rw=randread", "--rate_iops=1000", "--ramp_time=0.5", "--runtime=0.5",
-                   "--time_based")
+    out = run_json(
+        "--name=j", *SMALL, "--rw=randread", "--rate_iops=1000", "--ramp_time=0.5", "--runtime=0.5", "--time_based"
+    )
     assert out["jobs"][0]["read"]["total_ios"] <= 500 * 1.05 + 1
 
 
@@ -249,8 +289,15 @@ def require_o_direct(path):
 
 def test_emulate_runs_on_a_file(run_json, shm_file):
     require_o_direct(shm_file)
-    out = run_json("--name=j", f"--filename={shm_file}", "--emulate=pcie4", "--direct=1", "--rw=randread",
-                   "--runtime=1", "--time_based")
+    out = run_json(
+        "--name=j",
+        f"--filename={shm_file}",
+        "--emulate=pcie4",
+        "--direct=1",
+        "--rw=randread",
+        "--runtime=1",
+        "--time_based",
+    )
     job = out["jobs"][0]
     assert job["error"] == 0
     h = job["hybridio"]
@@ -276,8 +323,16 @@ def test_emulate_latency_is_a_floor(run_json, shm_file):
 def test_emulate_one_device_serves_every_job(run_json, shm_file):
     """Two jobs under one --emulate share its IOPS ceiling: at 2000 IOPS on one channel (500 us a command), they
     complete 2000 reads a second together, where a device each would let each job reach 2000."""
-    out = run_json(f"--filename={shm_file}", "--emulate=lat_us=50,iops=2000,jitter_us=0", "--rw=randread",
-                   "--iodepth=1", "--runtime=1", "--time_based", "--name=a", "--name=b")
+    out = run_json(
+        f"--filename={shm_file}",
+        "--emulate=lat_us=50,iops=2000,jitter_us=0",
+        "--rw=randread",
+        "--iodepth=1",
+        "--runtime=1",
+        "--time_based",
+        "--name=a",
+        "--name=b",
+    )
     jobs = out["jobs"]
     assert [j["hybridio"]["emulate"] for j in jobs] == ["lat_us=50,iops=2000,jitter_us=0"] * 2
     assert all(j["read"]["total_ios"] > 0 for j in jobs)

@@ -19,14 +19,31 @@ from pathlib import Path
 import pytest
 
 # A small database: memtable flushes and compactions happen within 20000 keys.
-DB_ARGS = ["--num=20000", "--value_size=400", "--threads=1", "--write_buffer_size=1048576",
-           "--target_file_size_base=1048576", "--max_bytes_for_level_base=4194304"]
+DB_ARGS = [
+    "--num=20000",
+    "--value_size=400",
+    "--threads=1",
+    "--write_buffer_size=1048576",
+    "--target_file_size_base=1048576",
+    "--max_bytes_for_level_base=4194304",
+]
 
 # db_bench's prefix_dist workload (the "mixgraph" of RocksDB's wiki).
-MIXGRAPH = ["--keyrange_dist_a=14.18", "--keyrange_dist_b=-2.917", "--keyrange_dist_c=0.0164",
-            "--keyrange_dist_d=-0.08082", "--keyrange_num=30", "--value_k=0.2615", "--value_sigma=25.45",
-            "--iter_k=2.517", "--iter_sigma=14.236", "--mix_get_ratio=0.83", "--mix_put_ratio=0.14",
-            "--mix_seek_ratio=0.03", "--duration=1"]
+MIXGRAPH = [
+    "--keyrange_dist_a=14.18",
+    "--keyrange_dist_b=-2.917",
+    "--keyrange_dist_c=0.0164",
+    "--keyrange_dist_d=-0.08082",
+    "--keyrange_num=30",
+    "--value_k=0.2615",
+    "--value_sigma=25.45",
+    "--iter_k=2.517",
+    "--iter_sigma=14.236",
+    "--mix_get_ratio=0.83",
+    "--mix_put_ratio=0.14",
+    "--mix_seek_ratio=0.03",
+    "--duration=1",
+]
 
 
 def uri(params, stats=None):
@@ -80,13 +97,20 @@ CASES = [
     pytest.param("poll", "emulate=pcie4", id="poll-emulated-pcie4"),
     pytest.param("interrupt", "direct=1&writes=hybridio", id="interrupt-direct-nocache-hiowrites"),
     pytest.param("poll", "direct=0&cache_mb=64&writes=hybridio", id="poll-buffered-writethrough-hiowrites"),
-    pytest.param("hybrid", "direct=1&cache_mb=64&cache_policy=writeback&writes=hybridio",
-                 id="hybrid-direct-writeback-hiowrites"),
+    pytest.param(
+        "hybrid", "direct=1&cache_mb=64&cache_policy=writeback&writes=hybridio", id="hybrid-direct-writeback-hiowrites"
+    ),
     pytest.param("adaptive", "direct=0", id="adaptive-buffered-nocache"),
-    pytest.param("adaptive", "direct=1&cache_mb=64&cache_policy=writethrough&writes=hybridio",
-                 id="adaptive-direct-writethrough-hiowrites"),
-    pytest.param("interrupt", "direct=0&cache_mb=64&cache_policy=writeback&writes=hybridio",
-                 id="interrupt-buffered-writeback-hiowrites"),
+    pytest.param(
+        "adaptive",
+        "direct=1&cache_mb=64&cache_policy=writethrough&writes=hybridio",
+        id="adaptive-direct-writethrough-hiowrites",
+    ),
+    pytest.param(
+        "interrupt",
+        "direct=0&cache_mb=64&cache_policy=writeback&writes=hybridio",
+        id="interrupt-buffered-writeback-hiowrites",
+    ),
 ]
 
 
@@ -134,8 +158,9 @@ def filled_db(run_db_bench, disk_base):
     db = disk_base / "filled"
     conf = uri("completion=adaptive&direct=1")
     assert_ran(run_db_bench(f"--db={db}", *DB_ARGS, "--seed=11", "--benchmarks=fillrandom", fs_uri=conf), "fillrandom")
-    assert_ran(run_db_bench(f"--db={db}", *DB_ARGS, "--benchmarks=readseq", "--use_existing_db=1", fs_uri=conf),
-               "readseq")
+    assert_ran(
+        run_db_bench(f"--db={db}", *DB_ARGS, "--benchmarks=readseq", "--use_existing_db=1", fs_uri=conf), "readseq"
+    )
     return db
 
 
@@ -153,20 +178,40 @@ def read_bench(run_db_bench, db, stats, conf, name, *args):
 
 @pytest.mark.parametrize("direct", ["0", "1"])
 def test_use_direct_reads(run_db_bench, filled_db, disk_dir, direct):
-    s = read_bench(run_db_bench, filled_db, disk_dir / "s.json", f"completion=poll&direct={direct}", "readrandom",
-                   "--use_direct_reads=1")
+    s = read_bench(
+        run_db_bench,
+        filled_db,
+        disk_dir / "s.json",
+        f"completion=poll&direct={direct}",
+        "readrandom",
+        "--use_direct_reads=1",
+    )
     assert s["reads"] > 0, s
 
 
 def test_async_io(run_db_bench, filled_db, disk_dir):
     # RocksDB 7.8 prefetches through ReadAsync in iterators when
     # ReadOptions.async_io is set: seekrandom and readseq use it.
-    s = read_bench(run_db_bench, filled_db, disk_dir / "seek.json", "completion=hybrid&direct=1", "seekrandom",
-                   "--async_io=1", "--seek_nexts=20", "--verify_checksum=1")
+    s = read_bench(
+        run_db_bench,
+        filled_db,
+        disk_dir / "seek.json",
+        "completion=hybrid&direct=1",
+        "seekrandom",
+        "--async_io=1",
+        "--seek_nexts=20",
+        "--verify_checksum=1",
+    )
     assert s["async_reads"] > 0, s
     stats = disk_dir / "readseq.json"
-    p = run_db_bench(f"--db={filled_db}", *DB_ARGS, "--use_existing_db=1", "--benchmarks=readseq", "--async_io=1",
-                     fs_uri=uri("completion=interrupt&direct=0&cache_mb=16&writes=hybridio", stats))
+    p = run_db_bench(
+        f"--db={filled_db}",
+        *DB_ARGS,
+        "--use_existing_db=1",
+        "--benchmarks=readseq",
+        "--async_io=1",
+        fs_uri=uri("completion=interrupt&direct=0&cache_mb=16&writes=hybridio", stats),
+    )
     assert_ran(p, "readseq")
     s = read_stats(stats)
     assert s["async_reads"] > 0, s
@@ -174,8 +219,15 @@ def test_async_io(run_db_bench, filled_db, disk_dir):
 
 @pytest.mark.parametrize("cache", ["", "&cache_mb=16&writes=hybridio"])
 def test_multiread(run_db_bench, filled_db, disk_dir, cache):
-    s = read_bench(run_db_bench, filled_db, disk_dir / "s.json", f"completion=poll&direct=1{cache}", "multireadrandom",
-                   "--multiread_batched=1", "--batch_size=16")
+    s = read_bench(
+        run_db_bench,
+        filled_db,
+        disk_dir / "s.json",
+        f"completion=poll&direct=1{cache}",
+        "multireadrandom",
+        "--multiread_batched=1",
+        "--batch_size=16",
+    )
     assert s["multi_reads"] > 0, s
 
 
@@ -200,8 +252,9 @@ def test_ldb_scan_matches_posix(run_db_bench, run_ldb, disk_dir):
     want = scan(posix)
     assert want.count(b"\n") > 10000, tail(want)
     assert scan(copy) == want, "plain ldb reads the plugin's database differently"
-    assert scan(plugin, uri("completion=poll&direct=0")) == want, \
+    assert scan(plugin, uri("completion=poll&direct=0")) == want, (
         "ldb through the plugin reads its database differently"
+    )
 
 
 BAD_URIS = [
@@ -240,8 +293,18 @@ def test_stats_count_what_ran(run_db_bench, disk_dir):
     # Each write synced on its own (one thread: no group commit) is one sync
     # of the log and at least one write, where the plugin writes.
     conf = uri("completion=interrupt&direct=1&writes=hybridio", disk_dir / "fill.json")
-    assert_ran(run_db_bench(f"--db={db}", "--benchmarks=fillseq", "--num=2000", "--value_size=400", "--sync=1",
-                            "--threads=1", fs_uri=conf), "fillseq")
+    assert_ran(
+        run_db_bench(
+            f"--db={db}",
+            "--benchmarks=fillseq",
+            "--num=2000",
+            "--value_size=400",
+            "--sync=1",
+            "--threads=1",
+            fs_uri=conf,
+        ),
+        "fillseq",
+    )
     s = read_stats(disk_dir / "fill.json")
     assert s["uri"] == conf
     assert s["syncs"] >= 2000 and s["writes"] >= 2000, s
@@ -252,12 +315,21 @@ def test_stats_count_what_ran(run_db_bench, disk_dir):
     # Every table read RocksDB counts is one read of the plugin's; stats=stderr
     # prints the same object.
     conf = uri("completion=poll&direct=1", "stderr")
-    p = run_db_bench(f"--db={db}", "--benchmarks=readrandom", "--num=2000", "--reads=3000", "--value_size=400",
-                     "--threads=1", "--use_existing_db=1", "--statistics=1", fs_uri=conf)
+    p = run_db_bench(
+        f"--db={db}",
+        "--benchmarks=readrandom",
+        "--num=2000",
+        "--reads=3000",
+        "--value_size=400",
+        "--threads=1",
+        "--use_existing_db=1",
+        "--statistics=1",
+        fs_uri=conf,
+    )
     assert_ran(p, "readrandom")
     lines = [line for line in p.stderr.splitlines() if line.startswith("hybridio: {")]
     assert len(lines) == 1, describe(p)
-    s = json.loads(lines[0][len("hybridio: "):])
+    s = json.loads(lines[0][len("hybridio: ") :])
     m = re.search(r"^rocksdb\.sst\.read\.micros .* COUNT : (\d+)", p.stdout, re.M)
     assert m, describe(p)
     assert s["uri"] == conf
@@ -268,6 +340,7 @@ def test_stats_count_what_ran(run_db_bench, disk_dir):
 
 
 # --- Durability: a writer killed with SIGKILL loses no acknowledged write.
+
 
 def crash_seed():
     return int(os.environ.get("HIO_CRASH_SEED") or random.randrange(1 << 32))
@@ -281,8 +354,11 @@ class Writer:
         self.first = None
         self.eof = False
         self.acked = threading.Condition()
-        self.p = subprocess.Popen([tool, "write", "--db", db, "--uri", conf, "--seed", str(seed)],
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.p = subprocess.Popen(
+            [tool, "write", "--db", db, "--uri", conf, "--seed", str(seed)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
 
@@ -322,14 +398,19 @@ def write_and_kill(tool, db, conf, seed, rng, what):
     if reached:
         time.sleep(rng.uniform(0.05, 0.6))
     err = w.kill()
-    assert reached and w.p.returncode == -signal.SIGKILL, \
+    assert reached and w.p.returncode == -signal.SIGKILL, (
         f"{what}: the writer ended by itself or did not reach ack {after}, exit {w.p.returncode}: {tail(err)}"
+    )
     return w.first, w.last
 
 
 def check(tool, db, conf, seed, acked, what):
-    p = subprocess.run([tool, "check", "--db", db, "--uri", conf, "--seed", str(seed), "--acked", str(acked)],
-                       capture_output=True, text=True, timeout=120)
+    p = subprocess.run(
+        [tool, "check", "--db", db, "--uri", conf, "--seed", str(seed), "--acked", str(acked)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert p.returncode == 0, f"{what}: {describe(p)}"
     assert f"all {acked} acknowledged keys" in p.stdout, describe(p)
 
@@ -340,9 +421,11 @@ def random_uri(rng, policy):
 
 
 # RocksDB's Posix writes (the default), and hybridio's under each cache policy.
-POLICIES = [pytest.param("writes=posix", id="posix_writes"),
-            pytest.param("cache_mb=16&cache_policy=writethrough&writes=hybridio", id="writethrough"),
-            pytest.param("cache_mb=16&cache_policy=writeback&writes=hybridio", id="writeback")]
+POLICIES = [
+    pytest.param("writes=posix", id="posix_writes"),
+    pytest.param("cache_mb=16&cache_policy=writethrough&writes=hybridio", id="writethrough"),
+    pytest.param("cache_mb=16&cache_policy=writeback&writes=hybridio", id="writeback"),
+]
 
 
 @pytest.mark.parametrize("policy", POLICIES)
@@ -427,15 +510,18 @@ def test_a_full_file_system_fails_naming_the_file_and_loses_no_synced_key(crash_
     pytest.skip(f"RocksDB's own assertion ({ROCKSDB_OWN_ABORT}) ended all 5 runs")
 
 
-@pytest.mark.parametrize("args,named", [
-    (["write"], "no --db"),
-    (["read", "--db", "d", "--uri", "u"], "bad mode 'read'"),
-    (["write", "--db", "d", "--uri", "hybridio://", "--seed", "-3"], "bad value '-3' for --seed"),
-    (["check", "--db", "d", "--uri", "hybridio://", "--acked", "many"], "bad value 'many' for --acked"),
-    (["check", "--db", "d", "--uri", "hybridio://"], "no --acked"),
-    (["write", "--db", "d", "--uri", "hybridio://", "--acked", "3"], "unknown option '--acked'"),
-    (["write", "--db", "d", "--uri", "hybridio://?depth=0"], "bad value '0' for depth"),
-])
+@pytest.mark.parametrize(
+    "args,named",
+    [
+        (["write"], "no --db"),
+        (["read", "--db", "d", "--uri", "u"], "bad mode 'read'"),
+        (["write", "--db", "d", "--uri", "hybridio://", "--seed", "-3"], "bad value '-3' for --seed"),
+        (["check", "--db", "d", "--uri", "hybridio://", "--acked", "many"], "bad value 'many' for --acked"),
+        (["check", "--db", "d", "--uri", "hybridio://"], "no --acked"),
+        (["write", "--db", "d", "--uri", "hybridio://", "--acked", "3"], "unknown option '--acked'"),
+        (["write", "--db", "d", "--uri", "hybridio://?depth=0"], "bad value '0' for depth"),
+    ],
+)
 def test_crash_tool_bad_arguments(crash_tool, disk_dir, args, named):
     p = subprocess.run([crash_tool, *args], capture_output=True, text=True, cwd=disk_dir, timeout=30)
     assert p.returncode == 2, describe(p)

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """The stress-ng processes running now (a module of its own: test directories
 each have a conftest.py, so `from conftest import` is ambiguous)."""
+
 import subprocess
 
 

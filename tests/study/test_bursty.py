@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """The bursty-neighbour experiment's arithmetic: the plan, the scores, the
 comparison with the better static strategy, and reaction times."""
+
 import argparse
 import os
 import time
@@ -35,15 +36,27 @@ def test_without_a_neighbour_no_neighbour_reference_is_planned():
 
 
 def result(rnd, strategy, own, theirs, target="t", burst=50):
-    return {"kind": "cell", "round": rnd, "target": target, "burst": burst, "strategy": strategy,
-            "scores": {"own": own, "theirs": theirs, "shared": own + theirs}}
+    return {
+        "kind": "cell",
+        "round": rnd,
+        "target": target,
+        "burst": burst,
+        "strategy": strategy,
+        "scores": {"own": own, "theirs": theirs, "shared": own + theirs},
+    }
 
 
 def test_adaptive_is_compared_round_by_round_with_the_better_static_strategy_by_its_objective():
-    res = [result(0, "poll", 1.0, 0.5), result(0, "interrupt", 0.6, 0.8),
-           result(0, "adaptive", 0.9, 0.7), result(0, "adaptive-own", 1.2, 0.1),
-           result(1, "poll", 0.8, 0.5), result(1, "interrupt", 0.6, 0.9),
-           result(1, "adaptive", 0.8, 0.8), result(1, "adaptive-own", 0.4, 0.9)]
+    res = [
+        result(0, "poll", 1.0, 0.5),
+        result(0, "interrupt", 0.6, 0.8),
+        result(0, "adaptive", 0.9, 0.7),
+        result(0, "adaptive-own", 1.2, 0.1),
+        result(1, "poll", 0.8, 0.5),
+        result(1, "interrupt", 0.6, 0.9),
+        result(1, "adaptive", 0.8, 0.8),
+        result(1, "adaptive-own", 0.4, 0.9),
+    ]
     (row,) = bursty.summarize(res, ["t"], [50])
     # shared: interrupt is the better static over the rounds (1.45 against poll's 1.4); adaptive 1.6 in both
     assert row["versus_best"]["adaptive"]["median"] == pytest.approx((1.6 / 1.4 + 1.6 / 1.5) / 2)
@@ -61,13 +74,21 @@ def test_adaptive_is_compared_round_by_round_with_the_better_static_strategy_by_
 
 
 def test_right_modes_take_near_ties_as_both_right():
-    rows = bursty.summarize([result(0, "poll", 0.5, 0.5, burst=0), result(0, "interrupt", 0.8, 0.7, burst=0),
-                             result(1, "poll", 0.5, 0.5, burst=0), result(1, "interrupt", 0.49, 0.52, burst=0)],
-                            ["t"], [0])
+    rows = bursty.summarize(
+        [
+            result(0, "poll", 0.5, 0.5, burst=0),
+            result(0, "interrupt", 0.8, 0.7, burst=0),
+            result(1, "poll", 0.5, 0.5, burst=0),
+            result(1, "interrupt", 0.49, 0.52, burst=0),
+        ],
+        ["t"],
+        [0],
+    )
     # shared: poll 1.0 and 1.0, interrupt 1.5 and 1.01 -> medians 1.0 and 1.255; own: poll 0.5, interrupt 0.645
     assert bursty.right_modes(rows, "t") == {"shared": ("interrupt",), "own": ("interrupt",)}
-    rows = bursty.summarize([result(0, "poll", 0.5, 0.5, burst=0), result(0, "interrupt", 0.4, 0.61, burst=0)],
-                            ["t"], [0])
+    rows = bursty.summarize(
+        [result(0, "poll", 0.5, 0.5, burst=0), result(0, "interrupt", 0.4, 0.61, burst=0)], ["t"], [0]
+    )
     assert bursty.right_modes(rows, "t")["shared"] == ("poll", "interrupt")
 
 
@@ -85,8 +106,10 @@ def test_settle_counts_from_the_change_to_the_first_sample_that_stays_right():
 
 def test_reactions_follow_each_change_inside_the_run():
     points = pts(*(["interrupt"] * 8 + ["poll"] * 12), step=5.0)  # 5 .. 100 ms
-    run = {"job": {"job_runtime": 100, "hybridio": {"start_unix_ms": 1000, "timeline": points}},
-           "transitions": [(990, True), (1032, False), (1080, True)]}
+    run = {
+        "job": {"job_runtime": 100, "hybridio": {"start_unix_ms": 1000, "timeline": points}},
+        "transitions": [(990, True), (1032, False), (1080, True)],
+    }
     got = bursty.reactions(run, ("interrupt",), ("poll",))
     # the start at 990 falls before the run; the stop at 1032 settles at the 45 ms sample; the start at
     # 1080 never settles on interrupt before the run ends
@@ -94,16 +117,33 @@ def test_reactions_follow_each_change_inside_the_run():
 
 
 def args(**kw):
-    base = dict(hio_bench=__file__, bursts="50,0", strategies="poll,adaptive", repeats=1, runtime=2, cpu=0,
-                targets="emu:pcie3", file="/tmp/f", numjobs=1)
+    base = dict(
+        hio_bench=__file__,
+        bursts="50,0",
+        strategies="poll,adaptive",
+        repeats=1,
+        runtime=2,
+        cpu=0,
+        targets="emu:pcie3",
+        file="/tmp/f",
+        numjobs=1,
+    )
     base.update(kw)
     return argparse.Namespace(**base)
 
 
-@pytest.mark.parametrize("kw, needle", [
-    ({"bursts": "50,x"}, "'50,x'"), ({"bursts": "20000"}, "20000"), ({"strategies": "poll,spin"}, "'spin'"),
-    ({"repeats": 0}, "--repeats"), ({"cpu": 4096}, "4096"), ({"bursts": "-2"}, "-2"), ({"numjobs": 0}, "--numjobs=0"),
-])
+@pytest.mark.parametrize(
+    "kw, needle",
+    [
+        ({"bursts": "50,x"}, "'50,x'"),
+        ({"bursts": "20000"}, "20000"),
+        ({"strategies": "poll,spin"}, "'spin'"),
+        ({"repeats": 0}, "--repeats"),
+        ({"cpu": 4096}, "4096"),
+        ({"bursts": "-2"}, "-2"),
+        ({"numjobs": 0}, "--numjobs=0"),
+    ],
+)
 def test_bad_input_names_the_value(kw, needle):
     with pytest.raises(UsageError, match=needle):
         bursty.resolve(args(**kw))
@@ -120,8 +160,11 @@ def test_the_neighbour_alternates_and_leaves_nothing_behind():
 
 
 def test_bursty_verdicts_as_claims():
-    res = [result(k, st, own, theirs) for k in range(3)
-           for st, own, theirs in (("poll", 1.0, 0.5), ("interrupt", 0.6, 0.8), ("adaptive", 0.95 + k / 100, 0.6))]
+    res = [
+        result(k, st, own, theirs)
+        for k in range(3)
+        for st, own, theirs in (("poll", 1.0, 0.5), ("interrupt", 0.6, 0.8), ("adaptive", 0.95 + k / 100, 0.6))
+    ]
     rows = bursty.summarize(res, ["t"], [50])
     (c,) = bursty.claims(rows, "t")
     assert c["id"] == "bursty-50-adaptive" and c["load"] is None and c["threshold"] == 1.0

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """The co-runner's lifecycle: nothing of it outlives a run, an error or Ctrl-C;
 and what it measures: its CPU over the I/O's own runtime."""
+
 import argparse
 import signal
 import subprocess
@@ -32,12 +33,36 @@ def test_killed_when_the_block_fails(no_stray_stress_ng):
 
 def test_study_stops_cleanly_on_sigint(no_stray_stress_ng, hio_bench, tmp_path):
     out = tmp_path / "study"
-    p = subprocess.Popen([sys.executable, "-m", "hybridio.study", "--hio-bench", hio_bench, "--handles", "0",
-                          "--bursty", "0",
-                          "--out", str(out),
-                          "--targets", "emu:pcie4", "--strategies", "interrupt,poll", "--loads", "0,100",
-                          "--threads", "1", "--repeats", "5", "--runtime", "1"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "hybridio.study",
+            "--hio-bench",
+            hio_bench,
+            "--handles",
+            "0",
+            "--bursty",
+            "0",
+            "--out",
+            str(out),
+            "--targets",
+            "emu:pcie4",
+            "--strategies",
+            "interrupt,poll",
+            "--loads",
+            "0,100",
+            "--threads",
+            "1",
+            "--repeats",
+            "5",
+            "--runtime",
+            "1",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.time() + 30
     while not stress_ng_pids() and time.time() < deadline:
         time.sleep(0.05)
@@ -63,6 +88,7 @@ def test_cpu_meter_without_samples_says_none():
     class Gone:
         def cpu_by_pid(self):
             return {}
+
     with corunner.CpuMeter(Gone(), period=0.01) as meter:
         time.sleep(0.05)
     assert meter.rate() is None
@@ -71,18 +97,22 @@ def test_cpu_meter_without_samples_says_none():
 def test_cpu_meter_keeps_what_an_exited_worker_used_and_counts_a_late_one_whole():
     meter = corunner.CpuMeter(None)
     # The parent and worker 11 at 0 s; worker 12 starts late; 11 exits before the end.
-    meter.samples = [(0.0, {10: 1_000_000, 11: 5_000_000}),
-                     (0.5, {10: 1_000_000, 11: 255_000_000, 12: 50_000_000}),
-                     (1.0, {10: 2_000_000, 12: 300_000_000})]
+    meter.samples = [
+        (0.0, {10: 1_000_000, 11: 5_000_000}),
+        (0.5, {10: 1_000_000, 11: 255_000_000, 12: 50_000_000}),
+        (1.0, {10: 2_000_000, 12: 300_000_000}),
+    ]
     # 1 ms + 250 ms + 300 ms over 1 s: the sum over live processes would read 0.296.
     assert meter.rate() == pytest.approx(0.551)
 
 
 def test_cpu_meter_reads_a_window_between_samples():
     meter = corunner.CpuMeter(None)
-    meter.samples = [(0.0, {10: 1_000_000, 11: 5_000_000}),
-                     (0.5, {10: 1_000_000, 11: 255_000_000, 12: 50_000_000}),
-                     (1.0, {10: 2_000_000, 12: 300_000_000})]
+    meter.samples = [
+        (0.0, {10: 1_000_000, 11: 5_000_000}),
+        (0.5, {10: 1_000_000, 11: 255_000_000, 12: 50_000_000}),
+        (1.0, {10: 2_000_000, 12: 300_000_000}),
+    ]
     # The second half: 1 ms + 0 + 250 ms over 0.5 s.
     assert meter.rate((0.5, 1.0)) == pytest.approx(0.502)
     # The middle half, interpolated: 0.5 ms + 125 ms + 150 ms over 0.5 s.

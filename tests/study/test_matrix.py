@@ -3,12 +3,18 @@ from hybridio import matrix
 
 
 def test_contention_cells_cover_every_target_strategy_load():
-    cells = matrix.expand(["a", "emu:x"], {"a": ["interrupt", "poll", "sqpoll"], "emu:x": ["interrupt", "poll"]},
-                          [0, 50, 100], [1], 1)
+    cells = matrix.expand(
+        ["a", "emu:x"], {"a": ["interrupt", "poll", "sqpoll"], "emu:x": ["interrupt", "poll"]}, [0, 50, 100], [1], 1
+    )
     assert len(cells) == (3 + 2) * 3
     assert all(c.experiment == "contention" and c.threads == 1 and c.cores == "limited" for c in cells)
-    assert {(c.target, c.strategy) for c in cells} == {("a", "interrupt"), ("a", "poll"), ("a", "sqpoll"),
-                                                        ("emu:x", "interrupt"), ("emu:x", "poll")}
+    assert {(c.target, c.strategy) for c in cells} == {
+        ("a", "interrupt"),
+        ("a", "poll"),
+        ("a", "sqpoll"),
+        ("emu:x", "interrupt"),
+        ("emu:x", "poll"),
+    }
 
 
 def test_scaling_cells_only_with_several_thread_counts():

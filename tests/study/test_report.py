@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
 """A real (tiny) study writes its outputs; the report opens in headless Chromium with every image loaded."""
+
 import json
 import re
 import shutil
@@ -12,19 +13,57 @@ import pytest
 
 from hybridio import summary
 
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 
 @pytest.fixture(scope="module")
 def study_out(hio_bench, tmp_path_factory):
     out = tmp_path_factory.mktemp("study")
-    p = subprocess.run([sys.executable, "-m", "hybridio.study", "--hio-bench", hio_bench, "--handles", "0",
-                        "--out", str(out),
-                        "--targets", "emu:pcie4", "--strategies", "interrupt,poll", "--loads", "0,100",
-                        "--threads", "1,2", "--repeats", "3", "--budget", "0", "--runtime", "1", "--timeline", "1",
-                        "--bursty", "1", "--bursts", "50,0"],
-                       capture_output=True, text=True, timeout=300)
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "hybridio.study",
+            "--hio-bench",
+            hio_bench,
+            "--handles",
+            "0",
+            "--out",
+            str(out),
+            "--targets",
+            "emu:pcie4",
+            "--strategies",
+            "interrupt,poll",
+            "--loads",
+            "0,100",
+            "--threads",
+            "1,2",
+            "--repeats",
+            "3",
+            "--budget",
+            "0",
+            "--runtime",
+            "1",
+            "--timeline",
+            "1",
+            "--bursty",
+            "1",
+            "--bursts",
+            "50,0",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert p.returncode == 0, p.stderr
     assert f"Report: {out}/report.html" in p.stdout
     return out
@@ -33,12 +72,20 @@ def study_out(hio_bench, tmp_path_factory):
 def test_outputs(study_out):
     rows = json.loads((study_out / "summary.json").read_text())
     assert {(r["experiment"], r["strategy"], r["corunner_load_pct"]) for r in rows} >= {
-        ("contention", "interrupt", 0), ("contention", "poll", 100), ("scaling", "poll", 0)}
+        ("contention", "interrupt", 0),
+        ("contention", "poll", 100),
+        ("scaling", "poll", 0),
+    }
     assert all(set(summary.COLUMNS) <= set(r) for r in rows)
     assert (study_out / "summary.csv").read_text().splitlines()[0] == ",".join(summary.COLUMNS)
     assert sorted(p.name for p in (study_out / "plots").glob("*.png")) == [
-        "emu_pcie4-bursty-timeline.png", "emu_pcie4-bursty.png", "emu_pcie4-interference.png",
-        "emu_pcie4-normalized.png", "emu_pcie4-scaling.png", "emu_pcie4-timeline.png"]
+        "emu_pcie4-bursty-timeline.png",
+        "emu_pcie4-bursty.png",
+        "emu_pcie4-interference.png",
+        "emu_pcie4-normalized.png",
+        "emu_pcie4-scaling.png",
+        "emu_pcie4-timeline.png",
+    ]
     assert len(list((study_out / "raw").glob("*.json"))) == 3 * 2 * 2 + 2 * 2 * 2 * 2  # 3 rounds; scaling 2
     tl = json.loads((study_out / "timeline.json").read_text())["emu:pcie4"]
     assert set(tl) == {"adaptive", "poll", "interrupt"}
@@ -50,7 +97,8 @@ def test_outputs(study_out):
     assert v["timeline"]["right_mode_alone"] in ("interrupt", "poll")
     # Every claim carries its state and the interval of its per-round ratio.
     assert {c["id"] for c in v["claims"]} == {"poll-beats-interrupt-alone", "poll-starves-corunner"} | {
-        f"bursty-{b}-{s}" for b in (50, 0) for s in ("adaptive", "adaptive-own")}
+        f"bursty-{b}-{s}" for b in (50, 0) for s in ("adaptive", "adaptive-own")
+    }
     assert all(c["state"] in ("met", "not_met", "unresolved") for c in v["claims"])
     assert all(c["interval"]["n"] == 3 for c in v["claims"] if c["id"].startswith("poll-"))
     # One bursty round gives no interval: its verdicts stay unresolved.
@@ -59,9 +107,9 @@ def test_outputs(study_out):
     assert all(r["iops_ci95_low"] <= r["iops"] <= r["iops_ci95_high"] for r in rows)
     bursty = json.loads((study_out / "bursty.json").read_text())
     assert {(r["strategy"], r["burst"]) for r in bursty["results"]} == {
-        (s, b) for s in ("poll", "interrupt", "adaptive", "adaptive-own") for b in (50, 0)}
-    assert all(r["neighbour_cpu_ns"] > 0 and r["scores"]["shared"] > r["scores"]["own"] > 0
-               for r in bursty["results"])
+        (s, b) for s in ("poll", "interrupt", "adaptive", "adaptive-own") for b in (50, 0)
+    }
+    assert all(r["neighbour_cpu_ns"] > 0 and r["scores"]["shared"] > r["scores"]["own"] > 0 for r in bursty["results"])
     assert any("of the better static strategy by its objective (shared)" in s for s in v["sentences"])
     assert any(s.startswith("Bursty neighbour, adaptive:") for s in v["sentences"])
 
@@ -78,23 +126,47 @@ def test_report_opens_with_every_image_loaded(study_out, tmp_path):
     assert html.count("<img ") == 6  # normalized, interference, scaling, timeline, bursty, its timeline
     # The same page, plus a script that records whether every image decoded.
     probe = tmp_path / "probe.html"
-    probe.write_text(html.replace("</body>", "<script>window.addEventListener('load', () => {"
-                                  "const ok = [...document.images].every(i => i.complete && i.naturalWidth > 0);"
-                                  "document.body.setAttribute('data-images', ok ? 'all-loaded' : 'broken');"
-                                  "});</script></body>"))
+    probe.write_text(
+        html.replace(
+            "</body>",
+            "<script>window.addEventListener('load', () => {"
+            "const ok = [...document.images].every(i => i.complete && i.naturalWidth > 0);"
+            "document.body.setAttribute('data-images', ok ? 'all-loaded' : 'broken');"
+            "});</script></body>",
+        )
+    )
     with tempfile.TemporaryDirectory() as profile:
-        dom = subprocess.run([chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}",
-                              "--virtual-time-budget=5000", "--dump-dom", probe.as_uri()],
-                             capture_output=True, text=True, timeout=120).stdout
+        dom = subprocess.run(
+            [
+                chromium(),
+                *CHROMIUM_FLAGS,
+                f"--user-data-dir={profile}",
+                "--virtual-time-budget=5000",
+                "--dump-dom",
+                probe.as_uri(),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        ).stdout
     assert 'data-images="all-loaded"' in dom
 
 
 def test_report_screenshot_is_not_blank(study_out, tmp_path):
     shot = tmp_path / "report.png"
     with tempfile.TemporaryDirectory() as profile:
-        subprocess.run([chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--window-size=1280,2000",
-                        f"--screenshot={shot}", (study_out / "report.html").as_uri()],
-                       capture_output=True, timeout=120)
+        subprocess.run(
+            [
+                chromium(),
+                *CHROMIUM_FLAGS,
+                f"--user-data-dir={profile}",
+                "--window-size=1280,2000",
+                f"--screenshot={shot}",
+                (study_out / "report.html").as_uri(),
+            ],
+            capture_output=True,
+            timeout=120,
+        )
     assert shot.exists()
     pixels = matplotlib.image.imread(shot)
     assert pixels.std() > 0.05  # text, tables and plots, not one flat colour
@@ -102,9 +174,19 @@ def test_report_screenshot_is_not_blank(study_out, tmp_path):
 
 def test_report_verdicts_read_met_not_met_or_unresolved(study_out, tmp_path):
     with tempfile.TemporaryDirectory() as profile:
-        dom = subprocess.run([chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}",
-                              "--virtual-time-budget=2000", "--dump-dom", (study_out / "report.html").as_uri()],
-                             capture_output=True, text=True, timeout=120).stdout
+        dom = subprocess.run(
+            [
+                chromium(),
+                *CHROMIUM_FLAGS,
+                f"--user-data-dir={profile}",
+                "--virtual-time-budget=2000",
+                "--dump-dom",
+                (study_out / "report.html").as_uri(),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        ).stdout
     states = re.findall(r'<td class="state-(\w+)">([^<]*)</td>', dom)
     assert len(states) == 6, dom[:2000]
     assert all(text == {"met": "met", "not_met": "not met", "unresolved": "unresolved"}[cls] for cls, text in states)

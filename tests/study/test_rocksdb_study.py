@@ -2,6 +2,7 @@
 """The RocksDB study (hio-study rocksdb): db_bench's output parsed, the
 claims' arithmetic, the plan and the command lines, the page-cache limit on
 a fake cgroup tree, bad input, and one tiny real run through Posix."""
+
 import argparse
 import json
 import os
@@ -22,6 +23,7 @@ needs_db_bench = pytest.mark.skipif(not HAVE_DB_BENCH, reason="db_bench is not i
 
 
 # --- db_bench's output ---
+
 
 def test_parse_mixgraph():
     r = dbbench.parse((DATA / "dbbench-mixgraph.txt").read_text(), "mixgraph")
@@ -65,8 +67,12 @@ def test_percentile_of_merged_histograms():
 
 
 def test_a_failing_db_bench_names_the_command_and_its_last_lines(tmp_path):
-    cmd = [sys.executable, "-c", "import sys; sys.stderr.write('... finished 100 ops\\rInvalid argument: "
-                                 "hybridio URI: bad value\\n'); sys.exit(1)"]
+    cmd = [
+        sys.executable,
+        "-c",
+        "import sys; sys.stderr.write('... finished 100 ops\\rInvalid argument: "
+        "hybridio URI: bad value\\n'); sys.exit(1)",
+    ]
     with pytest.raises(RuntimeError) as e:
         dbbench.run(cmd, tmp_path / "o", tmp_path / "e", 30)
     head, tail = str(e.value).split("\n", 1)
@@ -83,11 +89,18 @@ def test_a_run_past_its_time_is_killed(tmp_path):
 
 # --- the database between runs ---
 
+
 def test_reset_links_tables_copies_the_rest_and_leaves_the_loaded_db_alone(tmp_path):
     loaded, work = tmp_path / "loaded", tmp_path / "work"
     loaded.mkdir()
-    for name, text in (("000012.sst", "table"), ("MANIFEST-000005", "m"), ("CURRENT", "MANIFEST-000005\n"),
-                       ("LOCK", ""), ("LOG", "log"), ("LOG.old.1", "old")):
+    for name, text in (
+        ("000012.sst", "table"),
+        ("MANIFEST-000005", "m"),
+        ("CURRENT", "MANIFEST-000005\n"),
+        ("LOCK", ""),
+        ("LOG", "log"),
+        ("LOG.old.1", "old"),
+    ):
         (loaded / name).write_text(text)
     (tmp_path / "work").mkdir()
     (work / "000099.sst").write_text("left by the last run")
@@ -102,10 +115,12 @@ def test_reset_links_tables_copies_the_rest_and_leaves_the_loaded_db_alone(tmp_p
 
 # --- the plan and the commands ---
 
+
 def test_default_plan():
     a = rs.parse_args([])
-    cells, sweep = rs.cells_for(rs.EXPERIMENTS, list(rf.CONFIGS), rs.parse_ratios(a.ratios),
-                                rs.parse_degrees(a.degrees), a.devices.split(","))
+    cells, sweep = rs.cells_for(
+        rs.EXPERIMENTS, list(rf.CONFIGS), rs.parse_ratios(a.ratios), rs.parse_degrees(a.degrees), a.devices.split(",")
+    )
     assert sweep == 5.0 and len(set(cells)) == len(cells)
     disk = [c for c in cells if c.device == "disk" and c.threads == 1]
     # per configuration and workload: 6 degrees at 5:1; mixgraph also 2:1 and 10:1 alone and at 50%
@@ -124,8 +139,13 @@ def test_plan_options():
     assert cells == []  # posix cannot run on an emulated device, and threads runs on the disk
     cells, _ = rs.cells_for(["sweep"], ["posix", "hybridio-poll"], [2.0], [0, 30], ["disk", "pcie4"], ["readrandom"])
     assert [(c.device, c.config, c.degree) for c in cells] == [
-        ("disk", "posix", 0), ("disk", "posix", 30), ("disk", "hybridio-poll", 0), ("disk", "hybridio-poll", 30),
-        ("pcie4", "hybridio-poll", 0), ("pcie4", "hybridio-poll", 30)]
+        ("disk", "posix", 0),
+        ("disk", "posix", 30),
+        ("disk", "hybridio-poll", 0),
+        ("disk", "hybridio-poll", 30),
+        ("pcie4", "hybridio-poll", 0),
+        ("pcie4", "hybridio-poll", 30),
+    ]
     assert all(c.workload == "readrandom" for c in cells)
     assert rs.parse_ratios("10:1, 2,5:1") == [2.0, 5.0, 10.0]
     assert rs.parse_degrees("50,10") == [0, 10, 50]
@@ -137,18 +157,36 @@ def test_budgets_and_the_plugin_uri():
     # The same memory for all: posix adds its page cache to the block cache.
     assert rs.block_cache_mib("posix", 400) == 400
     assert rs.block_cache_mib("posix-direct", 400) == rs.block_cache_mib("hybridio-poll", 400) == 800
-    assert rs.plugin_uri("hybridio-adaptive", "disk", "/o/raw/1.stats.json") == \
-        "hybridio://?completion=adaptive&stats=/o/raw/1.stats.json"
-    assert rs.plugin_uri("hybridio-adaptive-own", "pcie4", "/s") == \
-        "hybridio://?completion=adaptive&adaptive_objective=own&emulate=pcie4&stats=/s"
+    assert (
+        rs.plugin_uri("hybridio-adaptive", "disk", "/o/raw/1.stats.json")
+        == "hybridio://?completion=adaptive&stats=/o/raw/1.stats.json"
+    )
+    assert (
+        rs.plugin_uri("hybridio-adaptive-own", "pcie4", "/s")
+        == "hybridio://?completion=adaptive&adaptive_objective=own&emulate=pcie4&stats=/s"
+    )
 
 
 def runner(tmp_path, **over):
-    a = rs.parse_args(["--db-bench", "db_bench", "--plugin", "/p/libhybridio-rocksdb.so", *sum(
-        ([f"--{k}", str(v)] for k, v in over.items()), [])])
+    a = rs.parse_args(
+        [
+            "--db-bench",
+            "db_bench",
+            "--plugin",
+            "/p/libhybridio-rocksdb.so",
+            *sum(([f"--{k}", str(v)] for k, v in over.items()), []),
+        ]
+    )
     a.runtime, a.repeats = int(a.runtime), int(a.repeats)
-    cfg = {"num": 1000, "core": 1, "ratios": [2.0, 5.0], "plugin": Path(a.plugin), "out": tmp_path,
-           "dir": tmp_path, "memory": None}
+    cfg = {
+        "num": 1000,
+        "core": 1,
+        "ratios": [2.0, 5.0],
+        "plugin": Path(a.plugin),
+        "out": tmp_path,
+        "dir": tmp_path,
+        "memory": None,
+    }
     limit = pagecache.PageCacheLimit(root=tmp_path / "no-cgroups", proc_cgroup="")
     return rs.Runner(a, cfg, {"path": str(tmp_path / "loaded"), "size_bytes": 1000 * pagecache.MIB}, limit)
 
@@ -157,10 +195,25 @@ def test_commands_per_configuration(tmp_path):
     r = runner(tmp_path)
     posix = r.command(rs.Cell("mixgraph", "posix", 5.0, 0), 1000, None, 9)
     assert posix[:4] == ["taskset", "-c", "1", "db_bench"]
-    assert {"--benchmarks=mixgraph", "--use_existing_db=1", "--duration=9", "--threads=1", "--histogram=1",
-            "--statistics=0", "--mix_get_ratio=0.83", "--mix_put_ratio=0.14", "--mix_seek_ratio=0.03",
-            "--keyrange_num=30", f"--cache_size={200 * pagecache.MIB}", "--use_direct_reads=0", "--seed=1000",
-            f"--db={tmp_path / 'work'}", "--num=1000", "--key_size=16", "--value_size=1000"} <= set(posix)
+    assert {
+        "--benchmarks=mixgraph",
+        "--use_existing_db=1",
+        "--duration=9",
+        "--threads=1",
+        "--histogram=1",
+        "--statistics=0",
+        "--mix_get_ratio=0.83",
+        "--mix_put_ratio=0.14",
+        "--mix_seek_ratio=0.03",
+        "--keyrange_num=30",
+        f"--cache_size={200 * pagecache.MIB}",
+        "--use_direct_reads=0",
+        "--seed=1000",
+        f"--db={tmp_path / 'work'}",
+        "--num=1000",
+        "--key_size=16",
+        "--value_size=1000",
+    } <= set(posix)
     assert not any(x.startswith(("--fs_uri", "--sine")) for x in posix)
     direct = r.command(rs.Cell("mixgraph", "posix-direct", 2.0, 50), 1000, None, 9)
     assert "--use_direct_reads=1" in direct and f"--cache_size={1000 * pagecache.MIB}" in direct
@@ -184,9 +237,9 @@ def test_the_co_runner_per_degree(tmp_path):
     assert fill.cmd[:4] == ["taskset", "-c", "1", "db_bench"] and "--benchmarks=fillrandom" in fill.cmd
 
 
-
 class Calls:
     """Stands in for the runner and the progress bar: records what ran."""
+
     def __init__(self):
         self.log = []
 
@@ -222,13 +275,14 @@ def test_a_warm_up_runs_the_cell_for_the_full_time_and_is_kept_apart(tmp_path, m
     monkeypatch.setattr(dbbench, "drop_cached", lambda *a: None)
     monkeypatch.setattr(dbbench, "run", lambda cmd, out, err, timeout: ran.append((cmd, out, err, timeout)))
     r.warm_up(rs.Cell("mixgraph", "hybridio-poll", 5.0, 0, "disk"))
-    (cmd, out, err, timeout), = ran
+    ((cmd, out, err, timeout),) = ran
     assert f"--duration={r.a.runtime}" in cmd and any(x.startswith("--fs_uri=hybridio://") for x in cmd)
     assert out.name == "warmup-disk.out" and err.name == "warmup-disk.err" and timeout > r.a.runtime
 
 
 class Rounds(Calls):
     """A runner whose adaptive-own gets the next of `ratios` of poll's ops/s, round by round."""
+
     def __init__(self, ratios):
         super().__init__()
         self.ratios = list(ratios)
@@ -237,9 +291,19 @@ class Rounds(Calls):
     def run(self, cell, rep, index):
         self.log.append(("run", rep, cell.config))
         ratio = self.ratios[rep] if cell.config == "hybridio-adaptive-own" else 1.0
-        return {"round": rep + 1, "index": index, "device": cell.device, "threads": 1, "workload": cell.workload,
-                "config": cell.config, "ratio": cell.ratio, "degree": cell.degree, "budget_mib": 1,
-                "ops_per_s": 10000 * ratio, "corunner_progress": 0.9}
+        return {
+            "round": rep + 1,
+            "index": index,
+            "device": cell.device,
+            "threads": 1,
+            "workload": cell.workload,
+            "config": cell.config,
+            "ratio": cell.ratio,
+            "degree": cell.degree,
+            "budget_mib": 1,
+            "ops_per_s": 10000 * ratio,
+            "corunner_progress": 0.9,
+        }
 
     def write(self, text):
         self.log.append(("said", text))
@@ -264,8 +328,10 @@ def test_extra_rounds_go_where_the_adaptive_claim_is_unresolved_until_it_resolve
     assert [e["round"] for e in extra] == list(range(4, 4 + len(extra)))
     assert all((e["device"], e["workload"], e["degree"]) == ("pcie4", "readrandom", 50) for e in extra)
     for e in extra:  # each extra round measures every configuration of the cell
-        assert sorted(c for k, rep, c in (x for x in runner.log if x[0] == "run") if rep == e["round"] - 1) == \
-            ["hybridio-adaptive-own", "hybridio-poll"]
+        assert sorted(c for k, rep, c in (x for x in runner.log if x[0] == "run") if rep == e["round"] - 1) == [
+            "hybridio-adaptive-own",
+            "hybridio-poll",
+        ]
     assert any("is unresolved" in x[1] for x in runner.log if x[0] == "said")
     found = rs.findings(rs.summarize(records), 5.0, [50], [5.0], records)
     own = next(c for c in found["claims"] if c["id"] == "hybridio-adaptive-own")
@@ -279,6 +345,7 @@ def test_no_extra_round_without_a_budget_or_past_it():
 
 
 # --- the page-cache limit, on a fake cgroup tree ---
+
 
 def fake_v1(tmp_path):
     root = tmp_path / "cg"
@@ -318,11 +385,22 @@ def test_no_memory_cgroup_means_no_limit(tmp_path):
 
 # --- the claims ---
 
+
 def row(config, ratio, degree, ops, lat=None, p99=None, workload="mixgraph", device="disk", threads=1, **more):
     """A cell's medians as summarize gives them."""
-    return {**{f: None for f in rf.FIGURES}, "device": device, "threads": threads, "workload": workload,
-            "config": config, "ratio": ratio, "degree": degree, "ops_per_s": ops,
-            "micros_per_op": lat if lat is not None else 1e6 / ops, "p99_us": p99, **more}
+    return {
+        **{f: None for f in rf.FIGURES},
+        "device": device,
+        "threads": threads,
+        "workload": workload,
+        "config": config,
+        "ratio": ratio,
+        "degree": degree,
+        "ops_per_s": ops,
+        "micros_per_op": lat if lat is not None else 1e6 / ops,
+        "p99_us": p99,
+        **more,
+    }
 
 
 def test_summarize_medians_and_spread():
@@ -337,21 +415,28 @@ def test_summarize_medians_and_spread():
 
 
 def test_adaptive_claim_own_met_and_not_met():
-    rows = [row("posix", 5.0, 0, 100.0), row("hybridio-adaptive-own", 5.0, 0, 100.0),
-            row("posix", 5.0, 10, 100.0), row("hybridio-adaptive-own", 5.0, 10, 95.0),   # exactly 0.95: met
-            row("hybridio-poll", 5.0, 50, 100.0), row("hybridio-adaptive-own", 5.0, 50, 99.0),
-            row("hybridio-adaptive", 5.0, 50, 200.0)]  # the other objective's run is not a rival
+    rows = [
+        row("posix", 5.0, 0, 100.0),
+        row("hybridio-adaptive-own", 5.0, 0, 100.0),
+        row("posix", 5.0, 10, 100.0),
+        row("hybridio-adaptive-own", 5.0, 10, 95.0),  # exactly 0.95: met
+        row("hybridio-poll", 5.0, 50, 100.0),
+        row("hybridio-adaptive-own", 5.0, 50, 99.0),
+        row("hybridio-adaptive", 5.0, 50, 200.0),
+    ]  # the other objective's run is not a rival
     c = rf.adaptive_claim(rows, "hybridio-adaptive-own")
     assert [(x["degree"], x["passed"]) for x in c["cells"]] == [(0, True), (10, True), (50, True)]
     assert c["passed"] is True and "in 3 of 3 cells" in c["sentence"] and ": met. Paired" in c["sentence"]
     assert c["state"] == "unresolved"  # medians alone, without the runs, decide nothing
-    c = rf.adaptive_claim(rows + [row("posix", 2.0, 50, 100.0), row("hybridio-adaptive-own", 2.0, 50, 94.0)],
-                          "hybridio-adaptive-own")
+    c = rf.adaptive_claim(
+        rows + [row("posix", 2.0, 50, 100.0), row("hybridio-adaptive-own", 2.0, 50, 94.0)], "hybridio-adaptive-own"
+    )
     assert c["passed"] is False and "missed at mixgraph 2:1, 50%: 0.94 of posix" in c["sentence"]
     assert ": NOT met. Paired" in c["sentence"]
     # Every cell within 5%, but a static configuration has the higher mean: not met.
-    rows = [row("posix", 5.0, d, 100.0) for d in (10, 50)] + \
-        [row("hybridio-adaptive-own", 5.0, d, 96.0) for d in (10, 50)]
+    rows = [row("posix", 5.0, d, 100.0) for d in (10, 50)] + [
+        row("hybridio-adaptive-own", 5.0, d, 96.0) for d in (10, 50)
+    ]
     c = rf.adaptive_claim(rows, "hybridio-adaptive-own")
     assert all(x["passed"] for x in c["cells"]) and c["passed"] is False and "against posix's 1.000" in c["sentence"]
     assert rf.adaptive_claim([row("posix", 5.0, 10, 1.0)], "hybridio-adaptive-own")["passed"] is None
@@ -359,15 +444,21 @@ def test_adaptive_claim_own_met_and_not_met():
 
 def runs_of(cells, rounds):
     """Runs, as records with their round, from {(config, degree): [ops per round]}."""
-    return [dict(row(config, 5.0, degree, ops), round=k + 1) for (config, degree), per in cells.items()
-            for k, ops in enumerate(per[:rounds])]
+    return [
+        dict(row(config, 5.0, degree, ops), round=k + 1)
+        for (config, degree), per in cells.items()
+        for k, ops in enumerate(per[:rounds])
+    ]
 
 
-@pytest.mark.parametrize("adaptive, state", [
-    ([101.0, 99.5, 103.0, 100.0, 102.0], "met"),      # level with the rival, round after round
-    ([80.0, 78.0, 83.0, 81.0, 79.0], "not_met"),       # a fifth short in every round
-    ([85.0, 108.0, 90.0, 104.0, 88.0], "unresolved"),  # the rounds disagree: the interval straddles 0.95
-])
+@pytest.mark.parametrize(
+    "adaptive, state",
+    [
+        ([101.0, 99.5, 103.0, 100.0, 102.0], "met"),  # level with the rival, round after round
+        ([80.0, 78.0, 83.0, 81.0, 79.0], "not_met"),  # a fifth short in every round
+        ([85.0, 108.0, 90.0, 104.0, 88.0], "unresolved"),  # the rounds disagree: the interval straddles 0.95
+    ],
+)
 def test_paired_rounds_decide_the_adaptive_claim(adaptive, state):
     # The co-runner's drift moves both in each round: medians alone would be close either way.
     poll = [100.0, 98.0, 102.0, 99.0, 101.0]
@@ -376,25 +467,31 @@ def test_paired_rounds_decide_the_adaptive_claim(adaptive, state):
     c = rf.adaptive_claim(rows, "hybridio-adaptive-own", records)
     cell = c["cells"][0]
     assert cell["rival"] == "hybridio-poll" and cell["state"] == state
-    assert cell["interval"]["n"] == 5 and cell["interval"]["ci95_low"] <= cell["interval"]["value"] \
-        <= cell["interval"]["ci95_high"]
+    assert (
+        cell["interval"]["n"] == 5
+        and cell["interval"]["ci95_low"] <= cell["interval"]["value"] <= cell["interval"]["ci95_high"]
+    )
     assert c["state"] == state
     assert {"met": ": met.", "not_met": ": NOT met.", "unresolved": ": unresolved."}[state] in c["sentence"]
 
 
 def test_a_round_missing_one_side_is_left_out_of_the_pairs():
     records = runs_of({("hybridio-poll", 0): [100.0, 100.0, 100.0], ("hybridio-adaptive-own", 0): [99.0, 98.0]}, 3)
-    assert rf.paired(records, "mixgraph", 5.0, 0, "hybridio-adaptive-own", "hybridio-poll",
-                     lambda r: r["ops_per_s"]) == pytest.approx([0.99, 0.98])
+    assert rf.paired(
+        records, "mixgraph", 5.0, 0, "hybridio-adaptive-own", "hybridio-poll", lambda r: r["ops_per_s"]
+    ) == pytest.approx([0.99, 0.98])
 
 
 def test_adaptive_claim_shared_scores_both_tenants():
     # Poll gets more ops/s beside the co-runner, but takes its CPU: by the combined score interrupt is better.
-    rows = [row("hybridio-poll", 5.0, 0, 100.0), row("hybridio-interrupt", 5.0, 0, 80.0),
-            row("hybridio-adaptive", 5.0, 0, 100.0),
-            row("hybridio-poll", 5.0, 50, 60.0, corunner_progress=0.5),
-            row("hybridio-interrupt", 5.0, 50, 50.0, corunner_progress=0.95),
-            row("hybridio-adaptive", 5.0, 50, 50.0, corunner_progress=0.95)]
+    rows = [
+        row("hybridio-poll", 5.0, 0, 100.0),
+        row("hybridio-interrupt", 5.0, 0, 80.0),
+        row("hybridio-adaptive", 5.0, 0, 100.0),
+        row("hybridio-poll", 5.0, 50, 60.0, corunner_progress=0.5),
+        row("hybridio-interrupt", 5.0, 50, 50.0, corunner_progress=0.95),
+        row("hybridio-adaptive", 5.0, 50, 50.0, corunner_progress=0.95),
+    ]
     assert rf.combined(rows, rows[3]) == pytest.approx(1.1) and rf.combined(rows, rows[4]) == pytest.approx(1.45)
     c = rf.adaptive_claim(rows, "hybridio-adaptive")
     assert c["passed"] is True and [x["best"] for x in c["cells"]] == ["hybridio-poll", "hybridio-interrupt"]
@@ -407,9 +504,12 @@ def test_adaptive_claim_shared_scores_both_tenants():
 
 
 def test_threads_claim():
-    rows = [row("posix-direct", 5.0, 0, 100.0, threads=4), row("hybridio-adaptive", 5.0, 0, 97.0, threads=4),
-            row("posix-direct", 5.0, 0, 100.0, threads=4, workload="readrandom"),
-            row("hybridio-adaptive", 5.0, 0, 96.0, threads=4, workload="readrandom")]
+    rows = [
+        row("posix-direct", 5.0, 0, 100.0, threads=4),
+        row("hybridio-adaptive", 5.0, 0, 97.0, threads=4),
+        row("posix-direct", 5.0, 0, 100.0, threads=4, workload="readrandom"),
+        row("hybridio-adaptive", 5.0, 0, 96.0, threads=4, workload="readrandom"),
+    ]
     c = rf.threads_claim(rows)
     assert c["passed"] is False and [x["passed"] for x in c["cells"]] == [True, False]
     assert rf.threads_claim(rows[:2])["passed"] is True and rf.threads_claim(rows[:1]) is None
@@ -419,17 +519,23 @@ def test_threads_claim():
 
 def test_threads_claim_is_judged_round_by_round():
     rows = [row("posix-direct", 5.0, 0, 100.0, threads=4), row("hybridio-adaptive", 5.0, 0, 99.0, threads=4)]
-    runs = [dict(row(c, 5.0, 0, ops, threads=4), round=k)
-            for k, (p, a) in enumerate(((100.0, 99.0), (110.0, 109.0), (90.0, 89.5)))
-            for c, ops in (("posix-direct", p), ("hybridio-adaptive", a))]
+    runs = [
+        dict(row(c, 5.0, 0, ops, threads=4), round=k)
+        for k, (p, a) in enumerate(((100.0, 99.0), (110.0, 109.0), (90.0, 89.5)))
+        for c, ops in (("posix-direct", p), ("hybridio-adaptive", a))
+    ]
     c = rf.threads_claim(rows, runs)
     assert c["state"] == "met" and c["cells"][0]["rival"] == "posix-direct"
     assert c["cells"][0]["interval"]["n"] == 3 and "met" in c["sentence"]
     # Without runs nothing is paired: unresolved, whatever the medians say.
     assert rf.threads_claim(rows)["state"] == "unresolved"
     # A drift that moves both alike in a round does not hide a 20% shortfall.
-    short = [dict(r, ops_per_s=r["ops_per_s"] * (0.8 if r["config"] == "hybridio-adaptive" else 1.0) / 0.99)
-             if r["config"] == "hybridio-adaptive" else r for r in runs]
+    short = [
+        dict(r, ops_per_s=r["ops_per_s"] * (0.8 if r["config"] == "hybridio-adaptive" else 1.0) / 0.99)
+        if r["config"] == "hybridio-adaptive"
+        else r
+        for r in runs
+    ]
     assert rf.threads_claim(rows, short)["state"] == "not_met"
 
 
@@ -437,8 +543,10 @@ def pvi_rows(alone, contended):
     """hybridio-poll / hybridio-interrupt ops/s ratios alone per ratio and contended per (ratio, degree)."""
     rows = []
     for (ratio, degree), x in list(alone.items()) + list(contended.items()):
-        rows += [row("hybridio-interrupt", ratio, degree, 1000.0, p99=100.0),
-                 row("hybridio-poll", ratio, degree, 1000.0 * x, p99=100.0 / x)]
+        rows += [
+            row("hybridio-interrupt", ratio, degree, 1000.0, p99=100.0),
+            row("hybridio-poll", ratio, degree, 1000.0 * x, p99=100.0 / x),
+        ]
     return rows
 
 
@@ -446,8 +554,9 @@ def test_poll_against_interrupt_met():
     rows = pvi_rows({(2.0, 0): 1.0, (5.0, 0): 1.2}, {(5.0, 5): 1.0, (5.0, 10): 0.6, (5.0, 50): 0.4, (2.0, 50): 0.9})
     r = rf.poll_vs_interrupt(rows, 5.0)
     by = {(t["ratio"], t["degree"]): t for t in r["table"]}
-    assert by[(5.0, 0)]["verdict"] == "helps" and by[(5.0, 5)]["verdict"] == "tie" and \
-        by[(5.0, 10)]["verdict"] == "hurts"
+    assert (
+        by[(5.0, 0)]["verdict"] == "helps" and by[(5.0, 5)]["verdict"] == "tie" and by[(5.0, 10)]["verdict"] == "hurts"
+    )
     assert by[(5.0, 10)]["ops_ratio"] == pytest.approx(0.6) and by[(5.0, 10)]["p99_ratio"] == pytest.approx(1 / 0.6)
     assert [(c["id"], c["passed"]) for c in r["claims"]] == [("poll-alone", True), ("poll-contended", True)]
     assert r["crossover_degree"] == 10
@@ -466,15 +575,20 @@ def test_the_plugin_against_posix_direct():
     def rows(interrupt, poll, cpu):
         out = []
         for w in ("readrandom", "mixgraph"):
-            out += [row("posix-direct", 5.0, 0, 1000.0, workload=w, cpu_us_per_op=40.0),
-                    row("hybridio-interrupt", 5.0, 0, interrupt, workload=w, cpu_us_per_op=cpu),
-                    row("hybridio-poll", 5.0, 0, poll, workload=w, cpu_us_per_op=90.0)]
+            out += [
+                row("posix-direct", 5.0, 0, 1000.0, workload=w, cpu_us_per_op=40.0),
+                row("hybridio-interrupt", 5.0, 0, interrupt, workload=w, cpu_us_per_op=cpu),
+                row("hybridio-poll", 5.0, 0, poll, workload=w, cpu_us_per_op=90.0),
+            ]
         return out
 
     ok = rf.posix_claims(rows(1000.0, 1300.0, 40.0), 5.0)
     assert [(c["id"], c["passed"]) for c in ok] == [
-        ("readrandom-hybridio-interrupt-vs-posix", True), ("readrandom-hybridio-poll-vs-posix", True),
-        ("mixgraph-hybridio-interrupt-vs-posix", True), ("mixgraph-hybridio-poll-vs-posix", True)]
+        ("readrandom-hybridio-interrupt-vs-posix", True),
+        ("readrandom-hybridio-poll-vs-posix", True),
+        ("mixgraph-hybridio-interrupt-vs-posix", True),
+        ("mixgraph-hybridio-poll-vs-posix", True),
+    ]
     assert "(1.00x, CPU 40.0 against 40.0 µs/op): met; paired by round, ops/s no paired rounds" in ok[0]["sentence"]
     assert ok[0]["state"] == "unresolved"
     slower = rf.posix_claims(rows(990.0, 1300.0, 30.0), 5.0)
@@ -485,8 +599,9 @@ def test_the_plugin_against_posix_direct():
 
 
 def test_findings_per_device():
-    rows = [row("hybridio-interrupt", 5.0, 0, 100.0, device=d) for d in ("disk", "pcie4")] + \
-        [row("hybridio-poll", 5.0, 0, 150.0, device=d) for d in ("disk", "pcie4")]
+    rows = [row("hybridio-interrupt", 5.0, 0, 100.0, device=d) for d in ("disk", "pcie4")] + [
+        row("hybridio-poll", 5.0, 0, 150.0, device=d) for d in ("disk", "pcie4")
+    ]
     f = rf.findings(rows, 5.0, [0], [5.0])
     assert [(c["device"], c["id"]) for c in f["claims"]] == [("disk", "poll-alone"), ("pcie4", "poll-alone")]
     assert f["claims"][1]["text"].startswith("pcie4: ") and f["sentences"][1].startswith("pcie4: Alone")
@@ -495,48 +610,58 @@ def test_findings_per_device():
 
 def test_the_thesis_beside_ours():
     rows = []
-    for config, alone, at10, full, lat_full in (("posix", 1000.0, 990.0, 570.0, 1.8),
-                                                ("hybridio-poll", 1120.0, 560.0, 360.0, 3.0),
-                                                ("hybridio-interrupt", 1000.0, 980.0, 600.0, 1.7)):
-        rows += [row(config, 5.0, 0, alone, lat=100.0), row(config, 5.0, 10, at10, lat=100.0),
-                 row(config, 5.0, 100, full, lat=100.0 * lat_full)]
+    for config, alone, at10, full, lat_full in (
+        ("posix", 1000.0, 990.0, 570.0, 1.8),
+        ("hybridio-poll", 1120.0, 560.0, 360.0, 3.0),
+        ("hybridio-interrupt", 1000.0, 980.0, 600.0, 1.7),
+    ):
+        rows += [
+            row(config, 5.0, 0, alone, lat=100.0),
+            row(config, 5.0, 10, at10, lat=100.0),
+            row(config, 5.0, 100, full, lat=100.0 * lat_full),
+        ]
     t = {x["finding"]: x for x in rf.thesis_rows(rows, 5.0, [0, 10], [5.0])}
     assert t["alone at 5:1: SPDK against Posix, ops/s"]["ours"] == "poll vs posix +12%, poll vs interrupt +12%"
     assert t["alone at 5:1: SPDK against Posix, ops/s"]["thesis"] == "+12%"
     assert t["10% interference at 5:1, ops/s against alone"]["ours"] == "poll -50%, posix -1%, interrupt -2%"
-    assert t["full co-runner (100%) at 5:1, ops/s against alone"]["ours"] == \
-        "poll -68%, posix -43%, interrupt -40%"
-    assert t["full co-runner (100%) at 5:1, mean latency against alone"]["ours"] == \
-        "poll +200%, posix +80%, interrupt +70%"
-    assert t["worst of hybridio-poll over the contention cells, against alone"]["ours"] == \
-        "latency +200%, ops/s -68%"
+    assert t["full co-runner (100%) at 5:1, ops/s against alone"]["ours"] == "poll -68%, posix -43%, interrupt -40%"
+    assert (
+        t["full co-runner (100%) at 5:1, mean latency against alone"]["ours"]
+        == "poll +200%, posix +80%, interrupt +70%"
+    )
+    assert t["worst of hybridio-poll over the contention cells, against alone"]["ours"] == "latency +200%, ops/s -68%"
     json.dumps(rf.findings(rows, 5.0, [0, 10], [5.0]))  # rocksdb.json takes it as it is
 
 
 # --- bad input ---
 
+
 def study(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "hybridio.study", "rocksdb", *args], capture_output=True, text=True,
-                          env=env, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "hybridio.study", "rocksdb", *args], capture_output=True, text=True, env=env, timeout=60
+    )
 
 
-@pytest.mark.parametrize("args, needle", [
-    (["--ratios", "0.5"], "'0.5'"),
-    (["--ratios", "5,x"], "'x'"),
-    (["--degrees", "0,150"], "'150'"),
-    (["--degrees", "half"], "'half'"),
-    (["--configs", "posix,spdk"], "'spdk'"),
-    (["--experiments", "fig99"], "'fig99'"),
-    (["--devices", "disk,pcie9"], "'pcie9'"),
-    (["--workloads", "fillseq"], "'fillseq'"),
-    (["--runtime", "0"], "'0'"),
-    (["--repeats", "x"], "'x'"),
-    (["--core", "63"], "'63'"),
-    (["--corunner", "gpu"], "'gpu'"),
-    (["--dataset-gb", "-1"], "'-1'"),
-    (["--num", "5"], "'5'"),
-    (["--budget", "soon"], "--budget 'soon'"),
-])
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["--ratios", "0.5"], "'0.5'"),
+        (["--ratios", "5,x"], "'x'"),
+        (["--degrees", "0,150"], "'150'"),
+        (["--degrees", "half"], "'half'"),
+        (["--configs", "posix,spdk"], "'spdk'"),
+        (["--experiments", "fig99"], "'fig99'"),
+        (["--devices", "disk,pcie9"], "'pcie9'"),
+        (["--workloads", "fillseq"], "'fillseq'"),
+        (["--runtime", "0"], "'0'"),
+        (["--repeats", "x"], "'x'"),
+        (["--core", "63"], "'63'"),
+        (["--corunner", "gpu"], "'gpu'"),
+        (["--dataset-gb", "-1"], "'-1'"),
+        (["--num", "5"], "'5'"),
+        (["--budget", "soon"], "--budget 'soon'"),
+    ],
+)
 def test_bad_input_exits_2_naming_it(capsys, tmp_path, args, needle):
     out = tmp_path / "o"
     assert rs.main(["--db-bench", "true", "--out", str(out), *args]) == 2
@@ -547,8 +672,21 @@ def test_bad_input_exits_2_naming_it(capsys, tmp_path, args, needle):
 
 @pytest.mark.skipif(dbbench.filesystem_type("/dev/shm") != "tmpfs", reason="no tmpfs at /dev/shm")
 def test_a_db_in_memory_is_refused(capsys, tmp_path):
-    assert rs.main(["--db-bench", "true", "--configs", "posix", "--dir", "/dev/shm/hio-rocksdb-test",
-                    "--out", str(tmp_path / "o")]) == 2
+    assert (
+        rs.main(
+            [
+                "--db-bench",
+                "true",
+                "--configs",
+                "posix",
+                "--dir",
+                "/dev/shm/hio-rocksdb-test",
+                "--out",
+                str(tmp_path / "o"),
+            ]
+        )
+        == 2
+    )
     assert "'/dev/shm/hio-rocksdb-test' is in memory (tmpfs)" in capsys.readouterr().err
     assert not os.path.exists("/dev/shm/hio-rocksdb-test") and not (tmp_path / "o").exists()
 
@@ -559,9 +697,26 @@ def test_bad_input_through_hio_study():
 
 
 def test_missing_plugin_says_how_to_build_it(tmp_path):
-    p = subprocess.run([sys.executable, "-m", "hybridio.rocksdb_study", "--db-bench", "true", "--degrees", "0",
-                        "--experiments", "sweep", "--plugin", str(tmp_path / "libhybridio-rocksdb.so"),
-                        "--out", str(tmp_path / "o")], capture_output=True, text=True, timeout=60)
+    p = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "hybridio.rocksdb_study",
+            "--db-bench",
+            "true",
+            "--degrees",
+            "0",
+            "--experiments",
+            "sweep",
+            "--plugin",
+            str(tmp_path / "libhybridio-rocksdb.so"),
+            "--out",
+            str(tmp_path / "o"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert p.returncode == 2, p.stderr
     assert str(tmp_path / "libhybridio-rocksdb.so") in p.stderr and "make build" in p.stderr
     assert not (tmp_path / "o").exists()
@@ -574,15 +729,37 @@ def test_missing_db_bench(tmp_path):
 
 # --- a tiny real run, through Posix only ---
 
+
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory):
     if not HAVE_DB_BENCH:
         pytest.skip("db_bench is not installed (rocksdb-tools)")
     base = tmp_path_factory.mktemp("rocksdb")
     before = set(stress_ng_pids())
-    p = study("--num", "2000", "--runtime", "1", "--repeats", "1", "--configs", "posix", "--degrees", "0,50",
-              "--ratios", "5", "--experiments", "sweep", "--workloads", "mixgraph", "--devices", "disk",
-              "--dir", str(base / "db"), "--out", str(base / "out"))
+    p = study(
+        "--num",
+        "2000",
+        "--runtime",
+        "1",
+        "--repeats",
+        "1",
+        "--configs",
+        "posix",
+        "--degrees",
+        "0,50",
+        "--ratios",
+        "5",
+        "--experiments",
+        "sweep",
+        "--workloads",
+        "mixgraph",
+        "--devices",
+        "disk",
+        "--dir",
+        str(base / "db"),
+        "--out",
+        str(base / "out"),
+    )
     assert p.returncode == 0, p.stderr
     assert not set(stress_ng_pids()) - before, "the co-runner outlived the study"
     return base, p
@@ -610,8 +787,12 @@ def test_tiny_run_writes_its_outputs(tiny):
 
 
 PLUGIN = Path(os.environ.get("HIO_BUILD", "build"))
-PLUGIN = (PLUGIN if PLUGIN.is_absolute() else Path(__file__).resolve().parents[2] / PLUGIN) / "plugins" / "rocksdb" / \
-    "libhybridio-rocksdb.so"
+PLUGIN = (
+    (PLUGIN if PLUGIN.is_absolute() else Path(__file__).resolve().parents[2] / PLUGIN)
+    / "plugins"
+    / "rocksdb"
+    / "libhybridio-rocksdb.so"
+)
 
 
 @needs_db_bench
@@ -623,9 +804,32 @@ def test_tiny_run_on_an_emulated_ssd(tiny):
     base, _ = tiny
     out = base / "emu-out"
     copies = set(Path("/dev/shm").glob("hybridio-rocksdb-*"))
-    p = study("--num", "2000", "--runtime", "1", "--repeats", "1", "--configs", "hybridio-interrupt,hybridio-poll",
-              "--degrees", "0", "--ratios", "5", "--experiments", "sweep", "--workloads", "readrandom",
-              "--devices", "pcie4", "--plugin", str(PLUGIN), "--dir", str(base / "db"), "--out", str(out))
+    p = study(
+        "--num",
+        "2000",
+        "--runtime",
+        "1",
+        "--repeats",
+        "1",
+        "--configs",
+        "hybridio-interrupt,hybridio-poll",
+        "--degrees",
+        "0",
+        "--ratios",
+        "5",
+        "--experiments",
+        "sweep",
+        "--workloads",
+        "readrandom",
+        "--devices",
+        "pcie4",
+        "--plugin",
+        str(PLUGIN),
+        "--dir",
+        str(base / "db"),
+        "--out",
+        str(out),
+    )
     assert p.returncode == 0, p.stderr
     doc = json.loads((out / "rocksdb.json").read_text())
     cells = {c["config"]: c for c in doc["cells"]}

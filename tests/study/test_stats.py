@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
 """The intervals and verdicts: calibrated on simulated studies whose truth is known."""
+
 import math
 import random
 
@@ -68,6 +69,7 @@ def test_verdicts_read_the_whole_interval():
 def test_a_band_is_met_only_from_inside_it():
     def within(low, high, n=5):
         return stats.judge_within(stats.Interval((low + high) / 2, low, high, n, "t"), 0.95, 1.05)
+
     assert within(0.97, 1.03) == stats.MET
     assert within(0.95, 1.05) == stats.MET
     assert within(1.02, 1.08) == stats.UNRESOLVED
@@ -114,7 +116,7 @@ def test_t_quantiles():
     assert stats.t_quantile(0.975, 4) == pytest.approx(2.776, abs=0.001)
     assert stats.t_quantile(0.975, 30) == pytest.approx(2.042, abs=0.001)
     assert stats.t_quantile(0.9875, 4) == pytest.approx(3.495, abs=0.002)
-    assert stats.t_quantile(0.975, 10 ** 5) == pytest.approx(1.960, abs=0.001)
+    assert stats.t_quantile(0.975, 10**5) == pytest.approx(1.960, abs=0.001)
     assert stats.t_quantile(0.5, 3) == pytest.approx(0, abs=1e-9)
     with pytest.raises(ValueError, match="0"):
         stats.t_quantile(0.975, 0)
@@ -123,7 +125,7 @@ def test_t_quantiles():
 
 
 def test_the_most_uncertain_claim_comes_first():
-    near = stats.Interval(0.96, 0.90, 1.02, 5, "t")   # straddles 0.95 closely
+    near = stats.Interval(0.96, 0.90, 1.02, 5, "t")  # straddles 0.95 closely
     far = stats.Interval(1.20, 1.10, 1.31, 5, "t")
     assert stats.uncertainty(near, 0.95) > stats.uncertainty(far, 0.95)
     assert stats.uncertainty(stats.Interval(1.0, 1.0, 1.0, 1, "single"), 0.95) == math.inf

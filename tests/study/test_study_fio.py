@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
 """hio-study --driver fio: the co-runner matrix as fio jobs on hybridio's fio engine."""
+
 import json
 import os
 import subprocess
@@ -21,9 +22,29 @@ def engine():
 
 
 def study(hio_bench, *args):
-    return subprocess.run([sys.executable, "-m", "hybridio.study", "--hio-bench", hio_bench, "--driver", "fio",
-                           "--handles", "0", "--bursty", "0", "--timeline", "0", "--budget", "0", *args],
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "hybridio.study",
+            "--hio-bench",
+            hio_bench,
+            "--driver",
+            "fio",
+            "--handles",
+            "0",
+            "--bursty",
+            "0",
+            "--timeline",
+            "0",
+            "--budget",
+            "0",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_an_emulated_target_is_a_diskless_job_and_a_file_a_direct_one():
@@ -37,19 +58,24 @@ def test_an_emulated_target_is_a_diskless_job_and_a_file_a_direct_one():
 
 
 def test_the_engines_refusal_is_its_reason():
-    err = ("fio: time_based requires a runtime/timeout setting\n"
-           "fio: hybridio: cannot open emu:pcie4: wait mode 'iopoll' is a kernel-side mode for a real device\n")
+    err = (
+        "fio: time_based requires a runtime/timeout setting\n"
+        "fio: hybridio: cannot open emu:pcie4: wait mode 'iopoll' is a kernel-side mode for a real device\n"
+    )
     assert fioengine.refusal(err) == "wait mode 'iopoll' is a kernel-side mode for a real device"
     assert fioengine.refusal("fio: some other failure\n") is None
 
 
-@pytest.mark.parametrize("args, needle", [
-    (["--fio", "/no/such/fio"], "/no/such/fio"),
-    (["--fio-engine", "/no/such/engine.so"], "/no/such/engine.so"),
-    (["--targets", "emu:pcie4", "--threads", "1,2"], "--threads=1,2"),
-    (["--corunner", "memory"], "--corunner memory"),
-    (["--driver", "spdk"], "'spdk'"),
-])
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["--fio", "/no/such/fio"], "/no/such/fio"),
+        (["--fio-engine", "/no/such/engine.so"], "/no/such/engine.so"),
+        (["--targets", "emu:pcie4", "--threads", "1,2"], "--threads=1,2"),
+        (["--corunner", "memory"], "--corunner memory"),
+        (["--driver", "spdk"], "'spdk'"),
+    ],
+)
 def test_bad_input_exits_2_naming_it(hio_bench, engine, args, needle):
     p = study(hio_bench, "--fio-engine", engine, "--quick", *args)
     assert p.returncode == 2, p.stderr
@@ -58,8 +84,23 @@ def test_bad_input_exits_2_naming_it(hio_bench, engine, args, needle):
 
 def test_a_study_through_fio(hio_bench, engine, tmp_path, no_stray_stress_ng):
     out = tmp_path / "study"
-    p = study(hio_bench, "--fio-engine", engine, "--out", str(out), "--targets", "emu:pcie4",
-              "--strategies", "interrupt,poll,iopoll", "--loads", "0,100", "--repeats", "2", "--runtime", "1")
+    p = study(
+        hio_bench,
+        "--fio-engine",
+        engine,
+        "--out",
+        str(out),
+        "--targets",
+        "emu:pcie4",
+        "--strategies",
+        "interrupt,poll,iopoll",
+        "--loads",
+        "0,100",
+        "--repeats",
+        "2",
+        "--runtime",
+        "1",
+    )
     assert p.returncode == 0, p.stderr
     raw = [json.loads(f.read_text()) for f in sorted((out / "raw").glob("*.json"))]
     assert len(raw) == 2 * 2 * 2  # iopoll is not run on an emulated SSD
@@ -67,8 +108,10 @@ def test_a_study_through_fio(hio_bench, engine, tmp_path, no_stray_stress_ng):
     assert all("hio-bench" not in r for r in raw)
     html = (out / "report.html").read_text()
     assert "cells run by fio with hybridio&#39;s fio engine" in html or "cells run by fio with hybridio's fio" in html
-    assert "iopoll on emu:pcie4: wait mode &#39;iopoll&#39; is a kernel-side mode" in html or \
-        "iopoll on emu:pcie4: wait mode 'iopoll' is a kernel-side mode" in html
+    assert (
+        "iopoll on emu:pcie4: wait mode &#39;iopoll&#39; is a kernel-side mode" in html
+        or "iopoll on emu:pcie4: wait mode 'iopoll' is a kernel-side mode" in html
+    )
     # Beside poll the co-runner shares the core with fio's job: about half of it each.
     beside_poll = [r for r in raw if r["cell"]["strategy"] == "poll" and r["cell"]["load_pct"] == 100]
     assert all(0.3 < r["corunner_cpu"] < 0.7 for r in beside_poll), [r["corunner_cpu"] for r in beside_poll]

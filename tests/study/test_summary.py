@@ -9,20 +9,35 @@ from hybridio.matrix import Cell
 
 
 def io(iops, lat=10.0):
-    return {"iops": iops, "lat_mean_us": lat, "lat_p99_us": lat * 2, "cpu_us_per_io": 5.0, "emulated": True,
-            "error": None}
+    return {
+        "iops": iops,
+        "lat_mean_us": lat,
+        "lat_p99_us": lat * 2,
+        "cpu_us_per_io": 5.0,
+        "emulated": True,
+        "error": None,
+    }
 
 
 def m(strategy, load, iops, ops=None):
-    return {"cell": Cell("contention", "emu:x", strategy, 1, 1, load, "limited"), "io": io(iops),
-            "corunner_ops_per_s": ops}
+    return {
+        "cell": Cell("contention", "emu:x", strategy, 1, 1, load, "limited"),
+        "io": io(iops),
+        "corunner_ops_per_s": ops,
+    }
 
 
 @pytest.fixture
 def rows():
-    ms = [m("poll", 0, 100), m("poll", 0, 110), m("poll", 0, 90),
-          m("poll", 100, 50, 40), m("poll", 100, 60, 50), m("poll", 100, 70, 45),
-          m("interrupt", 0, 80)]
+    ms = [
+        m("poll", 0, 100),
+        m("poll", 0, 110),
+        m("poll", 0, 90),
+        m("poll", 100, 50, 40),
+        m("poll", 100, 60, 50),
+        m("poll", 100, 70, 45),
+        m("interrupt", 0, 80),
+    ]
     return summary.summarize(ms, {100: [100.0, 90.0, 110.0]})
 
 
@@ -50,9 +65,23 @@ def test_written_schema(rows, tmp_path):
         reader = csv.DictReader(f)
         assert reader.fieldnames == summary.COLUMNS
         assert len(list(reader)) == 3
-    required = ["target", "emulated", "strategy", "threads", "iodepth", "corunner_load_pct", "iops", "iops_solo",
-                "lat_mean_us", "lat_p99_us", "cpu_us_per_io", "corunner_ops_per_s", "corunner_solo_ops_per_s",
-                "repeats", "spread_pct"]
+    required = [
+        "target",
+        "emulated",
+        "strategy",
+        "threads",
+        "iodepth",
+        "corunner_load_pct",
+        "iops",
+        "iops_solo",
+        "lat_mean_us",
+        "lat_p99_us",
+        "cpu_us_per_io",
+        "corunner_ops_per_s",
+        "corunner_solo_ops_per_s",
+        "repeats",
+        "spread_pct",
+    ]
     assert set(required) <= set(summary.COLUMNS)
 
 
@@ -67,6 +96,7 @@ def test_figures_carry_the_interval_of_their_centre(rows):
 
 def test_plots_draw_the_intervals_as_error_bars(rows, tmp_path):
     from hybridio import plots
+
     p100 = [r for r in rows if r["strategy"] == "poll"]
     lo, hi = plots._err(p100, "iops")
     assert all(x >= 0 for x in lo + hi) and any(lo) and any(hi)

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
 """The timeline experiment's arithmetic: settle times and the right modes."""
+
 from hybridio.timeline import findings, right_modes, settle_ms
 
 
@@ -28,12 +29,25 @@ def test_samples_after_the_phase_do_not_count():
 
 
 def row(strategy, load, iops, ops=None, solo=None):
-    return {"experiment": "contention", "target": "t", "strategy": strategy, "corunner_load_pct": load,
-            "iops": iops, "corunner_ops_per_s": ops, "corunner_solo_ops_per_s": solo}
+    return {
+        "experiment": "contention",
+        "target": "t",
+        "strategy": strategy,
+        "corunner_load_pct": load,
+        "iops": iops,
+        "corunner_ops_per_s": ops,
+        "corunner_solo_ops_per_s": solo,
+    }
 
 
-ROWS = [row("poll", 0, 100), row("interrupt", 0, 70), row("adaptive", 0, 99),
-        row("poll", 100, 40, 40, 100), row("interrupt", 100, 55, 80, 100), row("adaptive", 100, 60, 90, 100)]
+ROWS = [
+    row("poll", 0, 100),
+    row("interrupt", 0, 70),
+    row("adaptive", 0, 99),
+    row("poll", 100, 40, 40, 100),
+    row("interrupt", 100, 55, 80, 100),
+    row("adaptive", 100, 60, 90, 100),
+]
 
 
 def test_right_modes_are_the_best_static_ones():
@@ -42,10 +56,13 @@ def test_right_modes_are_the_best_static_ones():
 
 
 def test_findings_say_the_settle_times():
-    run = {"points": pts("poll", "poll", "interrupt", "interrupt", "poll", "poll"), "on_ms": 150, "off_ms": 450,
-           "end_ms": 600}
+    run = {
+        "points": pts("poll", "poll", "interrupt", "interrupt", "poll", "poll"),
+        "on_ms": 150,
+        "off_ms": 450,
+        "end_ms": 600,
+    }
     f, said = findings({"t": {"adaptive": run}}, ROWS, "t")
-    assert f == {"right_mode_alone": "poll", "right_mode_loaded": "interrupt", "settle_on_ms": 150,
-                 "settle_off_ms": 50}
+    assert f == {"right_mode_alone": "poll", "right_mode_loaded": "interrupt", "settle_on_ms": 150, "settle_off_ms": 50}
     assert "settled within 150 ms on interrupt" in said[0] and "within 50 ms on poll" in said[0]
     assert findings({}, ROWS, "t") == ({}, [])

@@ -3,20 +3,32 @@ import pytest
 
 from hybridio import stats
 from hybridio.matrix import Cell
-from hybridio.verdict import (adaptive_overall, noise, paired_verdict, progress_agreement, round_scores, score,
-                              verdict)
+from hybridio.verdict import adaptive_overall, noise, paired_verdict, progress_agreement, round_scores, score, verdict
 
 
 def row(strategy, load, iops, ops=None, solo_ops=None, target="t"):
-    return {"experiment": "contention", "target": target, "strategy": strategy, "corunner_load_pct": load,
-            "iops": iops, "corunner_ops_per_s": ops, "corunner_solo_ops_per_s": solo_ops}
+    return {
+        "experiment": "contention",
+        "target": target,
+        "strategy": strategy,
+        "corunner_load_pct": load,
+        "iops": iops,
+        "corunner_ops_per_s": ops,
+        "corunner_solo_ops_per_s": solo_ops,
+    }
 
 
 # Polling wins alone and at light load, loses from 25% on: the thesis's shape.
-THESIS = [row("poll", 0, 100), row("interrupt", 0, 70),
-          row("poll", 10, 95, 8, 10), row("interrupt", 10, 65, 9, 10),
-          row("poll", 25, 60, 10, 25), row("interrupt", 25, 60, 22, 25),
-          row("poll", 100, 40, 40, 100), row("interrupt", 100, 55, 80, 100)]
+THESIS = [
+    row("poll", 0, 100),
+    row("interrupt", 0, 70),
+    row("poll", 10, 95, 8, 10),
+    row("interrupt", 10, 65, 9, 10),
+    row("poll", 25, 60, 10, 25),
+    row("interrupt", 25, 60, 22, 25),
+    row("poll", 100, 40, 40, 100),
+    row("interrupt", 100, 55, 80, 100),
+]
 
 
 def test_score_adds_both_tenants_progress():
@@ -35,24 +47,26 @@ def test_thesis_shaped_data():
 
 
 def test_disagreement_is_said_not_hidden():
-    rows = [row("poll", 0, 60), row("interrupt", 0, 70),
-            row("poll", 100, 40, 90, 100), row("interrupt", 100, 55, 80, 100)]
+    rows = [
+        row("poll", 0, 60),
+        row("interrupt", 0, 70),
+        row("poll", 100, 40, 90, 100),
+        row("interrupt", 100, 55, 80, 100),
+    ]
     v = verdict(rows, "t")
     assert not v["poll_beats_interrupt_alone"] and not v["poll_starves_corunner_at_top_load"]
     assert sum("Unlike the thesis" in s for s in v["sentences"]) == 2
 
 
 def test_polling_that_always_pays():
-    rows = [row("poll", 0, 100), row("interrupt", 0, 50),
-            row("poll", 50, 90, 45, 50), row("interrupt", 50, 45, 40, 50)]
+    rows = [row("poll", 0, 100), row("interrupt", 0, 50), row("poll", 50, 90, 45, 50), row("interrupt", 50, 45, 40, 50)]
     v = verdict(rows, "t")
     assert v["polling_stops_paying_at"] is None
     assert any("never stops paying" in s for s in v["sentences"])
 
 
 def test_other_targets_and_experiments_are_ignored():
-    rows = THESIS + [row("poll", 0, 1, target="other"),
-                     {**row("interrupt", 0, 10 ** 6), "experiment": "scaling"}]
+    rows = THESIS + [row("poll", 0, 1, target="other"), {**row("interrupt", 0, 10**6), "experiment": "scaling"}]
     assert verdict(rows, "t")["winner_alone"] == "poll"
 
 
@@ -62,8 +76,12 @@ def test_no_solo_run_no_verdict():
 
 
 def test_adaptive_against_the_best_static_strategy():
-    rows = THESIS + [row("adaptive", 0, 99), row("adaptive", 10, 96, 9, 10), row("adaptive", 25, 61, 22, 25),
-                     row("adaptive", 100, 56, 80, 100)]
+    rows = THESIS + [
+        row("adaptive", 0, 99),
+        row("adaptive", 10, 96, 9, 10),
+        row("adaptive", 25, 61, 22, 25),
+        row("adaptive", 100, 56, 80, 100),
+    ]
     a = verdict(rows, "t")["adaptive"]
     assert a["per_load"][0] == {"ratio": 0.99, "best_static": "poll"}
     assert a["per_load"][100]["best_static"] == "interrupt"
@@ -86,8 +104,12 @@ def test_no_adaptive_rows_no_adaptive_verdict():
 
 
 def test_adaptive_overall_averages_every_cell_of_every_target():
-    rows = THESIS + [row("adaptive", 0, 99), row("adaptive", 10, 96, 9, 10), row("adaptive", 25, 61, 22, 25),
-                     row("adaptive", 100, 56, 80, 100)]
+    rows = THESIS + [
+        row("adaptive", 0, 99),
+        row("adaptive", 10, 96, 9, 10),
+        row("adaptive", 25, 61, 22, 25),
+        row("adaptive", 100, 56, 80, 100),
+    ]
     other = [{**r, "target": "u"} for r in rows]
     o = adaptive_overall(rows + other)
     assert o["beats_every_static"]
@@ -98,9 +120,14 @@ def test_adaptive_overall_averages_every_cell_of_every_target():
 
 # ---- the paired verdict: rounds, intervals, met / not met / unresolved ----
 
+
 def run(strategy, load, iops, repeat, ops=None, target="t"):
-    return {"cell": Cell("contention", target, strategy, 1, 1, load, "limited"), "repeat": repeat,
-            "io": {"iops": iops}, "corunner_ops_per_s": ops}
+    return {
+        "cell": Cell("contention", target, strategy, 1, 1, load, "limited"),
+        "repeat": repeat,
+        "io": {"iops": iops},
+        "corunner_ops_per_s": ops,
+    }
 
 
 def rounds(per_round):
@@ -110,8 +137,13 @@ def rounds(per_round):
 
 def test_each_round_is_scored_against_its_own_references():
     # The device is twice as fast in round 1: scores stay the same, as they should.
-    runs = rounds({("poll", 0): [(100, None), (200, None)], ("interrupt", 0): [(50, None), (100, None)],
-                   ("poll", 50): [(50, 20), (100, 40)]})
+    runs = rounds(
+        {
+            ("poll", 0): [(100, None), (200, None)],
+            ("interrupt", 0): [(50, None), (100, None)],
+            ("poll", 50): [(50, 20), (100, 40)],
+        }
+    )
     s = round_scores(runs, {50: {0: 40.0, 1: 80.0}}, "t")
     assert s[("interrupt", 0)] == {0: (0.5, 50, None), 1: (0.5, 100, None)}
     assert s[("poll", 50)][0][0] == s[("poll", 50)][1][0] == 1.0  # 0.5 of the best alone + half the co-runner's
@@ -125,10 +157,14 @@ def test_a_run_without_its_rounds_reference_is_not_scored():
 
 def study(adaptive_at_50, rounds_n=5):
     drift = [1.0, 1.2, 0.9, 1.1, 0.95][:rounds_n]  # the device drifts from round to round
-    per = {("poll", 0): [(100 * d, None) for d in drift], ("interrupt", 0): [(70 * d, None) for d in drift],
-           ("adaptive", 0): [(97 * d, None) for d in drift],
-           ("poll", 50): [(60 * d, 20) for d in drift], ("interrupt", 50): [(45 * d, 38) for d in drift],
-           ("adaptive", 50): [(x * d, 37) for x, d in zip(adaptive_at_50, drift)]}
+    per = {
+        ("poll", 0): [(100 * d, None) for d in drift],
+        ("interrupt", 0): [(70 * d, None) for d in drift],
+        ("adaptive", 0): [(97 * d, None) for d in drift],
+        ("poll", 50): [(60 * d, 20) for d in drift],
+        ("interrupt", 50): [(45 * d, 38) for d in drift],
+        ("adaptive", 50): [(x * d, 37) for x, d in zip(adaptive_at_50, drift)],
+    }
     return paired_verdict(rounds(per), {50: dict.fromkeys(range(rounds_n), 40.0)}, "t")
 
 
@@ -165,8 +201,13 @@ def test_one_round_decides_nothing():
 
 
 def test_noise_says_the_spread_alone_and_the_drift():
-    runs = rounds({("poll", 0): [(100, None), (120, None), (90, None)],
-                   ("interrupt", 0): [(70, None), (72, None), (63, None)], ("poll", 50): [(50, 10)] * 3})
+    runs = rounds(
+        {
+            ("poll", 0): [(100, None), (120, None), (90, None)],
+            ("interrupt", 0): [(70, None), (72, None), (63, None)],
+            ("poll", 50): [(50, 10)] * 3,
+        }
+    )
     n = noise(runs, "t")
     assert n["spread_alone"]["poll"] == pytest.approx(0.3)
     assert n["spread_alone"]["interrupt"] == pytest.approx(9 / 70)
@@ -176,15 +217,22 @@ def test_noise_says_the_spread_alone_and_the_drift():
 
 
 def test_a_strategy_that_did_nothing_in_a_round_does_not_break_the_verdict():
-    per = {("poll", 0): [(1000, None)] * 3, ("interrupt", 0): [(900, None)] * 3,
-           ("adaptive", 0): [(0, None), (1000, None), (990, None)]}
+    per = {
+        ("poll", 0): [(1000, None)] * 3,
+        ("interrupt", 0): [(900, None)] * 3,
+        ("adaptive", 0): [(0, None), (1000, None), (990, None)],
+    }
     v = paired_verdict(rounds(per), {}, "t")
     assert {c["id"]: c["state"] for c in v["claims"]}["adaptive-0"] == stats.UNRESOLVED
 
 
 def test_a_starved_co_runner_is_the_strongest_evidence_not_none():
-    per = {("poll", 0): [(100, None)] * 3, ("interrupt", 0): [(60, None)] * 3,
-           ("poll", 100): [(50, 0.0)] * 3, ("interrupt", 100): [(40, 500.0)] * 3}
+    per = {
+        ("poll", 0): [(100, None)] * 3,
+        ("interrupt", 0): [(60, None)] * 3,
+        ("poll", 100): [(50, 0.0)] * 3,
+        ("interrupt", 100): [(40, 500.0)] * 3,
+    }
     v = paired_verdict(rounds(per), {100: dict.fromkeys(range(3), 1000.0)}, "t")
     starves = {c["id"]: c for c in v["claims"]}["poll-starves-corunner"]
     assert starves["state"] == stats.MET and starves["interval"]["value"] < 0.01
@@ -192,8 +240,14 @@ def test_a_starved_co_runner_is_the_strongest_evidence_not_none():
 
 def test_the_sentences_follow_the_rounds_where_there_are_rounds():
     p = study([46, 45, 47, 46, 45])
-    rows = [row("poll", 0, 100), row("interrupt", 0, 70), row("adaptive", 0, 97),
-            row("poll", 50, 60, 20, 40), row("interrupt", 50, 45, 38, 40), row("adaptive", 50, 46, 37, 40)]
+    rows = [
+        row("poll", 0, 100),
+        row("interrupt", 0, 70),
+        row("adaptive", 0, 97),
+        row("poll", 50, 60, 20, 40),
+        row("interrupt", 50, 45, 38, 40),
+        row("adaptive", 50, 46, 37, 40),
+    ]
     v = verdict(rows, "t", p)
     assert v["winners"] == {0: "poll", 50: "tie"} and v["polling_stops_paying_at"] == 50
     text = " ".join(v["sentences"])
@@ -205,8 +259,10 @@ def test_the_sentences_follow_the_rounds_where_there_are_rounds():
 
 
 def test_the_score_can_take_the_co_runners_cpu_and_the_two_measures_are_compared():
-    runs = [dict(r, corunner_cpu=0.5 if r["cell"].load_pct else None)
-            for r in rounds({("poll", 0): [(100, None)] * 3, ("poll", 50): [(50, 20.0), (50, 30.0), (50, 25.0)]})]
+    runs = [
+        dict(r, corunner_cpu=0.5 if r["cell"].load_pct else None)
+        for r in rounds({("poll", 0): [(100, None)] * 3, ("poll", 50): [(50, 20.0), (50, 30.0), (50, 25.0)]})
+    ]
     cpu_alone = {50: dict.fromkeys(range(3), 0.5)}
     ops_alone = {50: dict.fromkeys(range(3), 25.0)}
     s = round_scores(runs, cpu_alone, "t", "corunner_cpu")
