@@ -6,12 +6,25 @@ CMAKE_FLAGS ?=
 # The checkout's own virtual environment, made by scripts/deps.sh.
 PY := $(CURDIR)/.venv/bin/python
 
-.PHONY: build test unit lint study strategies bench-fio bench-fio-engine bench-study-drivers bench-adaptive bench-bursty bench-own-threads bench-handles bench-rocksdb clean
+.PHONY: deps build test unit lint format study strategies bench-fio bench-fio-engine bench-study-drivers bench-adaptive bench-bursty bench-own-threads bench-handles bench-rocksdb clean
+
+# The README's two commands, `make study` and `make test`, install what they
+# need. Every other target installs nothing: it names what is missing and
+# `make deps` installs it (Debian packages, fio's source for the fio engine,
+# the Python side in .venv).
+deps:
+	scripts/deps.sh all
 
 build:
-	scripts/deps.sh build
+	scripts/deps.sh --check build
 	cmake -S . -B $(BUILD) -G Ninja -DHIO_WERROR=ON $(CMAKE_FLAGS) >/dev/null
 	ninja -C $(BUILD) -j $(JOBS)
+
+# Checks what a target needs (scripts/deps.sh --check LEVEL), then builds.
+define ready
+	scripts/deps.sh --check $(1)
+	@$(MAKE) --no-print-directory build
+endef
 
 # Everything: the lint checks, unit tests, the ASan+UBSan build of them,
 # the threaded tests under TSan, and the command-line tests of hio-bench.
@@ -19,78 +32,86 @@ test:
 	scripts/deps.sh test
 	scripts/run-tests.sh
 
-# The fast part: the release build's ctest (unit tests, the RocksDB plugin's,
-# the export and version checks).
-unit: build
+# The fast part: the release build's ctest (the library's, hio-bench's and
+# the RocksDB plugin's tests, the export and version checks).
+unit:
+	$(call ready,test)
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-# ruff on the Python code and an SPDX line in every source file.
+# ruff (lint and formatting) on the Python code, clang-format and
+# clang-tidy on the C and C++ code, an SPDX line in every source file.
 lint:
-	scripts/deps.sh lint
+	$(call ready,lint)
 	scripts/lint.sh
+
+# Applies the formatting that `make lint` checks: ruff's and clang-format's.
+format:
+	scripts/deps.sh --check lint
+	scripts/format.sh
 
 # The main job: the contention study on its default targets (a file in the
 # system temp directory, emu:pcie3, emu:pcie4); prints where the report is.
 # STUDY_ARGS=--quick for a short version (about 4 min).
-study: build
+study:
 	scripts/deps.sh study
+	@$(MAKE) --no-print-directory build
 	PYTHONPATH="$(CURDIR)/python" $(PY) -m hybridio.study --hio-bench $(BUILD)/hio-bench $(STUDY_ARGS)
 
 # hio-bench's wait strategies side by side, without a co-runner.
-strategies: build
-	scripts/deps.sh study
+strategies:
+	$(call ready,study)
 	$(PY) bench/compare_strategies.py --hio-bench $(BUILD)/hio-bench
 
 # hio-bench against fio on the same file (docs/benchmarks.md).
-bench-fio: build
-	scripts/deps.sh bench
+bench-fio:
+	$(call ready,bench)
 	$(PY) bench/fio_compare.py --hio-bench $(BUILD)/hio-bench
 
 # fio's io_uring engine against the hybridio fio engine, in one fio run
 # (about 2 min; docs/fio.md, docs/benchmarks.md).
-bench-fio-engine: build
-	scripts/deps.sh bench
+bench-fio-engine:
+	$(call ready,bench)
 	cmake -S . -B $(BUILD) >/dev/null && ninja -C $(BUILD) hybridio-fio
 	$(PY) bench/fio_engine.py --engine $(BUILD)/plugins/fio/libhybridio-fio.so $(FIO_ENGINE_ARGS)
 
 # The study's co-runner matrix through hio-bench and through fio with the
 # engine, on the emulated SSDs: the same winners, IOPS within 5% (about 5 min).
-bench-study-drivers: build
-	scripts/deps.sh bench
+bench-study-drivers:
+	$(call ready,bench)
 	cmake -S . -B $(BUILD) >/dev/null && ninja -C $(BUILD) hybridio-fio
 	$(PY) bench/study_drivers.py --hio-bench $(BUILD)/hio-bench \
 		--fio-engine $(BUILD)/plugins/fio/libhybridio-fio.so $(STUDY_DRIVERS_ARGS)
 
 # adaptive against poll alone and under a light demand (docs/benchmarks.md).
-bench-adaptive: build
-	scripts/deps.sh study
+bench-adaptive:
+	$(call ready,study)
 	$(PY) bench/adaptive.py --hio-bench $(BUILD)/hio-bench
 
 # adaptive beside a busy loop in on/off bursts of 20-1000 ms and always on,
 # on the disk and emu:pcie3, 5 paired rounds of 3 s (about 12 min; docs/benchmarks.md).
-bench-bursty: build
-	scripts/deps.sh study
+bench-bursty:
+	$(call ready,study)
 	PYTHONPATH="$(CURDIR)/python" $(PY) -m hybridio.bursty --hio-bench $(BUILD)/hio-bench --runtime 3 $(BURSTY_ARGS)
 
 # 2 and 4 I/O threads of ours on one core, without and beside an always-on
 # neighbour, on the disk and emu:pcie4 (about 7 min; docs/benchmarks.md).
-bench-own-threads: build
-	scripts/deps.sh study
+bench-own-threads:
+	$(call ready,study)
 	for n in 2 4; do PYTHONPATH="$(CURDIR)/python" $(PY) -m hybridio.bursty --hio-bench $(BUILD)/hio-bench \
 		--targets file,emu:pcie4 --bursts=-1,0 --numjobs $$n $(BURSTY_ARGS) || exit 1; done
 
 # The handle experiments alone (priority, queues, polling period, cache,
 # read-ahead, split queues): .venv/bin/python -m hybridio.handles --help for options.
-bench-handles: build
-	scripts/deps.sh study
+bench-handles:
+	$(call ready,study)
 	PYTHONPATH="$(CURDIR)/python" $(PY) -m hybridio.handles --hio-bench $(BUILD)/hio-bench
 
 # The RocksDB study (docs/rocksdb-study.md): db_bench's mixgraph and
 # readrandom on Posix and on hybridio's RocksDB plugin, alone and beside a
 # co-runner on its core, on the disk and emulated PCIe 3.0/4.0 SSDs (about
 # 2.4 h; ROCKSDB_ARGS=--quick for about 8 min, or a part: --devices disk).
-bench-rocksdb: build
-	scripts/deps.sh study
+bench-rocksdb:
+	$(call ready,study)
 	PYTHONPATH="$(CURDIR)/python" $(PY) -m hybridio.rocksdb_study \
 		--plugin $(BUILD)/plugins/rocksdb/libhybridio-rocksdb.so $(ROCKSDB_ARGS)
 

@@ -1,26 +1,38 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Installs what hybridio needs on Debian 12, or says exactly what is missing.
-# Usage: scripts/deps.sh build|study|test|bench|lint
+# Usage: scripts/deps.sh [--check] build|study|test|bench|lint|all
+# --check installs nothing: it names what is missing and exits 1.
 set -euo pipefail
+check=0
+if [ "${1:-}" = --check ]; then
+  check=1
+  shift
+fi
 level=${1:-build}
 
 apt_pkgs=(cmake ninja-build g++ pkg-config liburing-dev nlohmann-json3-dev libisal-dev librocksdb-dev)
+lint_pkgs=(clang-format clang-tidy)
 case "$level" in
   build) ;;
   study) apt_pkgs+=(stress-ng rocksdb-tools) ;;
-  test) apt_pkgs+=(libgtest-dev fio stress-ng chromium rocksdb-tools) ;;
+  test | all) apt_pkgs+=(libgtest-dev fio stress-ng chromium rocksdb-tools "${lint_pkgs[@]}") ;;
   bench) apt_pkgs+=(fio stress-ng) ;;
-  lint) apt_pkgs=() ;;
-  *) echo "deps.sh: unknown level '$level' (build, study, test, bench, lint)" >&2; exit 2 ;;
+  lint) apt_pkgs=("${lint_pkgs[@]}") ;;
+  *) echo "deps.sh: unknown level '$level' (build, study, test, bench, lint, all)" >&2; exit 2 ;;
 esac
+[ "$level" = all ] && level=test
 
 missing=()
 for p in "${apt_pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if ((${#missing[@]})); then
-  if [ "$(id -u)" = 0 ]; then
+  if ((check)); then
+    echo "Missing Debian packages: ${missing[*]}" >&2
+    echo "Install them with: make deps (or sudo apt-get install -y ${missing[*]})" >&2
+    exit 1
+  elif [ "$(id -u)" = 0 ]; then
     echo "Installing: ${missing[*]}"
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
@@ -36,7 +48,7 @@ if ((${#missing[@]})); then
 fi
 
 # The fio engine (plugins/fio) is built against the source of the installed fio.
-if [ "$level" = test ] || [ "$level" = bench ]; then
+if { [ "$level" = test ] || [ "$level" = bench ]; } && ((!check)); then
   "$(dirname "$0")/fio-source.sh"
 fi
 
@@ -47,6 +59,13 @@ fi
 # interpreter: the study's package is installed there, editable, so that it
 # runs this checkout's code.
 venv="$(cd "$(dirname "$0")/.." && pwd)/.venv"
+if ((check)); then
+  "$venv/bin/python" -c 'import matplotlib, jinja2, tqdm, hybridio' 2>/dev/null || {
+    echo "The Python side is not set up in $venv: make deps" >&2
+    exit 1
+  }
+  exit 0
+fi
 if [ ! -x "$venv/bin/python" ]; then
   if ! python3 -m venv "$venv" >/dev/null 2>&1; then
     rm -rf "$venv"
