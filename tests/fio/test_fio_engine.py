@@ -197,3 +197,19 @@ def test_bad_input_is_one_line_naming_it(args, says, engine, tmp_path):
     p = fio("--name=b", f"--ioengine={engine}", "--size=64k", *[a.format(file=file) for a in args])
     assert p.returncode != 0
     assert says in p.stdout + p.stderr, p.stdout + p.stderr
+
+
+def test_an_engine_built_against_another_fio_is_refused_in_one_line(tmp_path):
+    other = BUILD / "plugins/fio/libhybridio-fio-mismatch.so"
+    if not other.exists():
+        pytest.fail(f"{other} is not built (a build with tests enabled makes it)")
+    version = subprocess.run(["fio", "--version"], capture_output=True, text=True).stdout.strip()
+    file = tmp_path / "f.dat"
+    file.write_bytes(b"\0" * 65536)
+    p = fio("--name=m", f"--ioengine=external:{other}", f"--filename={file}", "--size=64k", "--rw=read")
+    assert p.returncode != 0 and p.returncode < 128, f"exit {p.returncode}\n{p.stdout}{p.stderr}"
+    said = [line for line in (p.stdout + p.stderr).splitlines() if "hybridio engine" in line]
+    assert said == [
+        f"fio: the hybridio engine was built against fio-0.0 headers, but this fio is {version}: rebuild it "
+        "against this fio's source (scripts/fio-source.sh)"
+    ], p.stdout + p.stderr
