@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # The lint checks, run by `make lint` and first by `make test`: ruff on the
-# Python code (ruff.toml), and an SPDX line in every source file.
+# Python code (ruff.toml), clang-format (.clang-format) on the C and C++
+# code, clang-tidy (.clang-tidy) on the library, hio-bench and the RocksDB
+# plugin, and an SPDX line in every source file.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+build=${BUILD:-build}
 
 .venv/bin/python -m ruff check --quiet . && echo "lint: ruff found nothing"  # scripts/deps.sh lint makes .venv
 .venv/bin/python -m ruff format --check --quiet . || {
@@ -11,6 +14,21 @@ cd "$(dirname "$0")/.."
   exit 1
 }
 echo "lint: ruff's formatting holds"
+
+scripts/cxx-files.sh | xargs -r clang-format --dry-run --Werror || {
+  echo "lint: the C/C++ files above are not formatted: make format" >&2
+  exit 1
+}
+echo "lint: clang-format's formatting holds"
+
+# clang-tidy compiles each file as the build does: a configured build folder
+# has compile_commands.json (configuring builds nothing).
+[ -f "$build/compile_commands.json" ] || cmake -S . -B "$build" -G Ninja -DHIO_WERROR=ON >/dev/null
+git ls-files 'src/*.cpp' 'tools/*.cpp' 'plugins/rocksdb/*.cpp' | xargs -r -P "$(nproc)" -n 4 clang-tidy -p "$build" --quiet 2>/dev/null || {
+  echo "lint: clang-tidy found the problems above" >&2
+  exit 1
+}
+echo "lint: clang-tidy found nothing"
 
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
   files=$(git ls-files)

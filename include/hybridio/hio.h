@@ -115,8 +115,8 @@ HIO_API int hio_objective_parse(const char *name, hio_objective *out);
 
 typedef struct hio_queue_opts {
   size_t struct_size; /* sizeof(hio_queue_opts) as compiled, or 0 */
-  unsigned depth;    /* max commands in flight (1..4096) */
-  unsigned flags;    /* HIO_QUEUE_* */
+  unsigned depth;     /* max commands in flight (1..4096) */
+  unsigned flags;     /* HIO_QUEUE_* */
   hio_strategy strategy;
 } hio_queue_opts;
 
@@ -138,15 +138,15 @@ HIO_API int hio_queue_strategy_get(hio_queue *q, hio_strategy *out);
 
 typedef struct hio_open_opts {
   size_t struct_size; /* sizeof(hio_open_opts) as compiled, or 0 */
-  unsigned flags; /* HIO_OPEN_* */
+  unsigned flags;     /* HIO_OPEN_* */
   /* Size of a created file, or capacity of an emulated device whose spec
    * names none (0: 1 GiB). */
   uint64_t size;
 } hio_open_opts;
 
 typedef struct hio_target_info {
-  size_t struct_size; /* sizeof(hio_target_info) as compiled, or 0 */
-  uint64_t size;        /* bytes */
+  size_t struct_size;    /* sizeof(hio_target_info) as compiled, or 0 */
+  uint64_t size;         /* bytes */
   uint32_t offset_align; /* offset and length must be multiples of this */
   uint32_t mem_align;    /* buffers must be aligned to this */
   int emulated;          /* 1 for the emulated SSD */
@@ -173,15 +173,15 @@ typedef enum hio_op { HIO_OP_READ = 0, HIO_OP_WRITE = 1, HIO_OP_FLUSH = 2 } hio_
 typedef struct hio_io {
   hio_op op;
   int target;
-  void *buf;      /* unused for FLUSH */
-  uint32_t len;   /* unused for FLUSH */
+  void *buf;    /* unused for FLUSH */
+  uint32_t len; /* unused for FLUSH */
   uint64_t offset;
-  uint64_t tag;   /* returned in the completion */
+  uint64_t tag; /* returned in the completion */
 } hio_io;
 
 typedef struct hio_completion {
   uint64_t tag;
-  int32_t res;    /* bytes transferred, or -errno */
+  int32_t res; /* bytes transferred, or -errno */
   hio_op op;
   int target;
   uint64_t offset;
@@ -252,8 +252,7 @@ HIO_API int hio_queue_stats_get(hio_queue *q, hio_queue_stats *out);
  * owner whose CPU time is accounted. */
 HIO_API int hio_queue_stats_reset(hio_queue *q);
 /* Latency percentiles (pcts in 0..100) of reads or writes, fio-style. */
-HIO_API int hio_queue_percentiles_get(hio_queue *q, hio_op op, const double *pcts, size_t n,
-                          uint64_t *out_ns);
+HIO_API int hio_queue_percentiles_get(hio_queue *q, hio_op op, const double *pcts, size_t n, uint64_t *out_ns);
 
 /* ---- block cache ----------------------------------------------------- */
 
@@ -272,10 +271,10 @@ HIO_API int hio_cache_create(uint64_t bytes, hio_cache_write policy, hio_cache *
 HIO_API void hio_cache_destroy(hio_cache *c);
 
 typedef struct hio_cache_stats {
-  size_t struct_size; /* sizeof(hio_cache_stats) as compiled, or 0 */
-  uint64_t hits, misses;   /* page lookups by reads */
-  uint64_t fills;          /* pages installed from device reads */
-  uint64_t stale_fills;    /* device reads not installed: a write came after them */
+  size_t struct_size;    /* sizeof(hio_cache_stats) as compiled, or 0 */
+  uint64_t hits, misses; /* page lookups by reads */
+  uint64_t fills;        /* pages installed from device reads */
+  uint64_t stale_fills;  /* device reads not installed: a write came after them */
   uint64_t evictions, writebacks;
   uint64_t pages, dirty, capacity_pages;
 } hio_cache_stats;
@@ -292,7 +291,7 @@ typedef struct hio_reaper hio_reaper;
 #define HIO_POLL_PERIOD_AUTO UINT64_MAX
 
 typedef struct hio_reaper_opts {
-  size_t struct_size; /* sizeof(hio_reaper_opts) as compiled, or 0 */
+  size_t struct_size;      /* sizeof(hio_reaper_opts) as compiled, or 0 */
   uint64_t poll_period_ns; /* between reaps; 0 spins; HIO_POLL_PERIOD_AUTO */
   int cpu;                 /* pin the thread to this CPU; -1: any */
 } hio_reaper_opts;
@@ -302,15 +301,15 @@ HIO_API int hio_reaper_create(const hio_reaper_opts *opts, hio_reaper **out);
 HIO_API void hio_reaper_destroy(hio_reaper *r);
 
 typedef struct hio_reaper_stats {
-  size_t struct_size; /* sizeof(hio_reaper_stats) as compiled, or 0 */
-  uint64_t rounds;       /* passes over the queues */
-  uint64_t sleeps;       /* poll-period sleeps between passes */
-  uint64_t idle_waits;   /* waits for work with nothing in flight */
-  uint64_t completions;  /* delivered to handles */
+  size_t struct_size;       /* sizeof(hio_reaper_stats) as compiled, or 0 */
+  uint64_t rounds;          /* passes over the queues */
+  uint64_t sleeps;          /* poll-period sleeps between passes */
+  uint64_t idle_waits;      /* waits for work with nothing in flight */
+  uint64_t completions;     /* delivered to handles */
   uint64_t wall_ns, cpu_ns; /* since creation: the thread's CPU time */
-  double period_ns_mean; /* mean poll period slept between rounds */
-  uint64_t period_ns;    /* the period now */
-  double contention;     /* the thread's CPU contention, 0..1 */
+  double period_ns_mean;    /* mean poll period slept between rounds */
+  uint64_t period_ns;       /* the period now */
+  double contention;        /* the thread's CPU contention, 0..1 */
 } hio_reaper_stats;
 HIO_API int hio_reaper_stats_get(hio_reaper *r, hio_reaper_stats *out);
 
@@ -329,7 +328,7 @@ typedef struct hio_handle hio_handle;
 typedef enum hio_readahead {
   HIO_READAHEAD_AUTO = 0, /* read ahead on streams detected as sequential */
   HIO_READAHEAD_OFF = 1,
-  HIO_READAHEAD_ON = 2    /* every cache miss reads a window ahead */
+  HIO_READAHEAD_ON = 2 /* every cache miss reads a window ahead */
 } hio_readahead;
 
 typedef struct hio_handle_opts {
@@ -366,11 +365,11 @@ typedef struct hio_handle_stats {
   size_t struct_size; /* sizeof(hio_handle_stats) as compiled, or 0 */
   uint64_t submitted, completed, errors;
   uint64_t read_ios, read_bytes, write_ios, write_bytes, flush_ios;
-  hio_lat_summary read_lat, write_lat; /* from hio_handle_submit to reap */
-  uint64_t cache_hits, cache_misses;   /* this handle's reads, in pages */
+  hio_lat_summary read_lat, write_lat;     /* from hio_handle_submit to reap */
+  uint64_t cache_hits, cache_misses;       /* this handle's reads, in pages */
   uint64_t readahead_ios, readahead_pages; /* device reads that read ahead */
-  uint64_t lock_wait_ns, lock_waits;   /* waiting for its queues' lock */
-  unsigned queues;                     /* 1, or 2 when reads and writes are apart */
+  uint64_t lock_wait_ns, lock_waits;       /* waiting for its queues' lock */
+  unsigned queues;                         /* 1, or 2 when reads and writes are apart */
 } hio_handle_stats;
 HIO_API int hio_handle_stats_get(hio_handle *h, hio_handle_stats *out);
 /* Zeroes the counters, histograms and its queues' statistics. */
@@ -394,16 +393,16 @@ HIO_API HIO_DEPRECATED("hio_queue_strategy_set") int hio_queue_set_strategy(hio_
 HIO_API HIO_DEPRECATED("hio_queue_strategy_get") int hio_queue_get_strategy(hio_queue *q, hio_strategy *out);
 HIO_API HIO_DEPRECATED("hio_queue_inflight_get") unsigned hio_queue_inflight(hio_queue *q);
 HIO_API HIO_DEPRECATED("hio_queue_percentiles_get") int hio_queue_percentiles(hio_queue *q, hio_op op,
-                                                                           const double *pcts, size_t n,
-                                                                           uint64_t *out_ns);
+                                                                              const double *pcts, size_t n,
+                                                                              uint64_t *out_ns);
 HIO_API HIO_DEPRECATED("hio_handle_target_info_get") int hio_handle_target_info(hio_handle *h, hio_target_info *out);
 HIO_API HIO_DEPRECATED("hio_handle_percentiles_get") int hio_handle_percentiles(hio_handle *h, hio_op op,
-                                                                             const double *pcts, size_t n,
-                                                                             uint64_t *out_ns);
+                                                                                const double *pcts, size_t n,
+                                                                                uint64_t *out_ns);
 HIO_API HIO_DEPRECATED("hio_handle_queue_get") hio_queue *hio_handle_queue(hio_handle *h, hio_handle_queue_role role);
 HIO_API HIO_DEPRECATED("hio_handle_completion_describe") int hio_completion_describe_handle(hio_handle *h,
-                                                                                        const hio_completion *c,
-                                                                                        char *buf, size_t len);
+                                                                                            const hio_completion *c,
+                                                                                            char *buf, size_t len);
 
 #ifdef __cplusplus
 }

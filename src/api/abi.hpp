@@ -16,17 +16,28 @@ namespace hio::abi {
 
 // Each struct's size in hybridio 0.1, which a struct_size of 0 stands for:
 // when a struct grows, its entry here stays.
-template <class T> constexpr size_t kSize01 = 0;
-template <> constexpr size_t kSize01<hio_queue_opts> = 48;
-template <> constexpr size_t kSize01<hio_open_opts> = 24;
-template <> constexpr size_t kSize01<hio_target_info> = 40;
-template <> constexpr size_t kSize01<hio_queue_stats> = 248;
-template <> constexpr size_t kSize01<hio_adaptive_view> = 192;
-template <> constexpr size_t kSize01<hio_cache_stats> = 80;
-template <> constexpr size_t kSize01<hio_reaper_opts> = 24;
-template <> constexpr size_t kSize01<hio_reaper_stats> = 80;
-template <> constexpr size_t kSize01<hio_handle_opts> = 120;
-template <> constexpr size_t kSize01<hio_handle_stats> = 208;
+template <class T>
+constexpr size_t kSize01 = 0;
+template <>
+constexpr size_t kSize01<hio_queue_opts> = 48;
+template <>
+constexpr size_t kSize01<hio_open_opts> = 24;
+template <>
+constexpr size_t kSize01<hio_target_info> = 40;
+template <>
+constexpr size_t kSize01<hio_queue_stats> = 248;
+template <>
+constexpr size_t kSize01<hio_adaptive_view> = 192;
+template <>
+constexpr size_t kSize01<hio_cache_stats> = 80;
+template <>
+constexpr size_t kSize01<hio_reaper_opts> = 24;
+template <>
+constexpr size_t kSize01<hio_reaper_stats> = 80;
+template <>
+constexpr size_t kSize01<hio_handle_opts> = 120;
+template <>
+constexpr size_t kSize01<hio_handle_stats> = 208;
 
 // The bytes of T a caller knows, from the struct_size it set; -EINVAL (with
 // the message) where it is too small to hold struct_size itself.

@@ -35,7 +35,8 @@ void free_owned(hio_handle* h) {
 }
 
 int open_handle(hio_engine* e, const char* spec, const hio_handle_opts& o, hio_handle* h) {
-  if (o.flags & ~HIO_HANDLE_HIGH_PRIORITY) return hio::failf(EINVAL, "open %s: unknown handle flags 0x%x", spec, o.flags);
+  if (o.flags & ~HIO_HANDLE_HIGH_PRIORITY)
+    return hio::failf(EINVAL, "open %s: unknown handle flags 0x%x", spec, o.flags);
   bool high = o.flags & HIO_HANDLE_HIGH_PRIORITY;
   if (o.write_queue && !o.queue)
     return hio::failf(EINVAL, "open %s: a write queue needs a read queue (queue) beside it", spec);
@@ -43,8 +44,7 @@ int open_handle(hio_engine* e, const char* spec, const hio_handle_opts& o, hio_h
     return hio::failf(EINVAL, "open %s: queue and write_queue are the same queue", spec);
   if (high && o.queue)
     return hio::failf(EINVAL,
-                      "open %s: a high-priority handle gets queues of its own; leave queue and write_queue NULL",
-                      spec);
+                      "open %s: a high-priority handle gets queues of its own; leave queue and write_queue NULL", spec);
   if (o.depth > 4096) return hio::failf(EINVAL, "open %s: queue depth %u is outside 1..4096", spec, o.depth);
   // Checked as an int: an out-of-range value is not a hio_readahead to copy.
   int ra = hio::raw_enum(o.readahead);
@@ -84,8 +84,8 @@ int hio_cache_create(uint64_t bytes, hio_cache_write policy, hio_cache** out) {
   if (p != HIO_CACHE_WRITE_THROUGH && p != HIO_CACHE_WRITE_BACK)
     return hio::failf(EINVAL, "unknown cache write policy %d (0: write-through, 1: write-back)", p);
   return hio::guarded([&] {
-    auto c = hio::BlockCache::create(bytes, p == HIO_CACHE_WRITE_BACK ? hio::WritePolicy::Back
-                                                                      : hio::WritePolicy::Through);
+    auto c =
+        hio::BlockCache::create(bytes, p == HIO_CACHE_WRITE_BACK ? hio::WritePolicy::Back : hio::WritePolicy::Through);
     if (!c) return bytes < hio::kCachePage ? -EINVAL : -ENOMEM;
     *out = new hio_cache{std::move(c)};
     return 0;
@@ -97,9 +97,15 @@ void hio_cache_destroy(hio_cache* c) { delete c; }
 int hio_cache_stats_get(hio_cache* c, hio_cache_stats* out) {
   CHECK_ARG(c && out, "cache or out is NULL");
   hio::CacheStats s = c->impl->stats();
-  hio_cache_stats full{.struct_size = sizeof(hio_cache_stats), .hits = s.hits, .misses = s.misses,
-                       .fills = s.fills, .stale_fills = s.stale_fills, .evictions = s.evictions,
-                       .writebacks = s.writebacks, .pages = s.pages, .dirty = s.dirty,
+  hio_cache_stats full{.struct_size = sizeof(hio_cache_stats),
+                       .hits = s.hits,
+                       .misses = s.misses,
+                       .fills = s.fills,
+                       .stale_fills = s.stale_fills,
+                       .evictions = s.evictions,
+                       .writebacks = s.writebacks,
+                       .pages = s.pages,
+                       .dirty = s.dirty,
                        .capacity_pages = s.capacity_pages};
   return hio::abi::give(out, full, "hio_cache_stats");
 }
@@ -157,8 +163,12 @@ int hio_handle_close(hio_handle* h) {
 int hio_handle_target_info_get(hio_handle* h, hio_target_info* out) {
   CHECK_ARG(h && out, "handle or out is NULL");
   hio::TargetInfo t = h->impl->info();
-  hio_target_info full{.struct_size = sizeof(hio_target_info), .size = t.size, .offset_align = t.offset_align,
-                       .mem_align = t.mem_align, .emulated = t.emulated, .growable = t.growable,
+  hio_target_info full{.struct_size = sizeof(hio_target_info),
+                       .size = t.size,
+                       .offset_align = t.offset_align,
+                       .mem_align = t.mem_align,
+                       .emulated = t.emulated,
+                       .growable = t.growable,
                        .backend = t.emulated ? "emu" : "uring"};
   return hio::abi::give(out, full, "hio_target_info");
 }

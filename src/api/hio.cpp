@@ -15,9 +15,8 @@ namespace {
 
 // A queue bound to handles is theirs: direct I/O on it would take their
 // completions.
-#define NOT_BOUND(q)                                                                                  \
-  if ((q)->bound)                                                                                     \
-  return hio::fail(EBUSY, std::string(__func__) + ": the queue is bound to handles; use hio_handle_*")
+#define NOT_BOUND(q) \
+  if ((q)->bound) return hio::fail(EBUSY, std::string(__func__) + ": the queue is bound to handles; use hio_handle_*")
 
 const char* const kModeNames[] = {"interrupt", "poll", "hybrid", "iopoll", "hybrid_iopoll", "sqpoll", "adaptive"};
 
@@ -55,8 +54,8 @@ int hio_wait_mode_parse(const char* name, hio_wait_mode* out) {
       *out = hio_wait_mode(i);
       return 0;
     }
-  return hio::failf(EINVAL, "unknown wait mode '%s' (modes: interrupt, poll, hybrid, iopoll, hybrid_iopoll, sqpoll, adaptive)",
-                    name);
+  return hio::failf(
+      EINVAL, "unknown wait mode '%s' (modes: interrupt, poll, hybrid, iopoll, hybrid_iopoll, sqpoll, adaptive)", name);
 }
 
 const char* hio_objective_name(hio_objective o) {
@@ -110,9 +109,7 @@ int hio_queue_open(hio_queue* q, const char* spec, const hio_open_opts* opts) {
   return hio::guarded([&] { return q->impl->open(spec, o); });
 }
 
-const char* hio_spec_backend(const char* spec) {
-  return hio::backend_name(hio::backend_kind(spec ? spec : ""));
-}
+const char* hio_spec_backend(const char* spec) { return hio::backend_name(hio::backend_kind(spec ? spec : "")); }
 
 int hio_target_info_get(hio_queue* q, int target, hio_target_info* out) {
   CHECK_ARG(q && out, "queue or out is NULL");
@@ -140,7 +137,9 @@ int hio_reap(hio_queue* q, hio_completion* out, unsigned max, unsigned min_compl
   return hio::guarded([&] { return q->impl->reap(out, max, min_complete); });
 }
 
-unsigned hio_queue_inflight_get(hio_queue* q) { return q ? hio::with_queue(q, [](hio::Queue& x) { return x.inflight(); }) : 0; }
+unsigned hio_queue_inflight_get(hio_queue* q) {
+  return q ? hio::with_queue(q, [](hio::Queue& x) { return x.inflight(); }) : 0;
+}
 
 int64_t hio_read(hio_queue* q, int target, void* buf, uint32_t len, uint64_t offset) {
   CHECK_ARG(q, "queue is NULL");
@@ -195,7 +194,8 @@ int hio_queue_stats_reset(hio_queue* q) {
 
 int hio_queue_percentiles_get(hio_queue* q, hio_op op, const double* pcts, size_t n, uint64_t* out_ns) {
   CHECK_ARG(q && (n == 0 || (pcts && out_ns)), "queue, pcts or out is NULL");
-  return hio::guarded([&] { return hio::with_queue(q, [&](hio::Queue& x) { return x.percentiles(op, pcts, n, out_ns); }); });
+  return hio::guarded(
+      [&] { return hio::with_queue(q, [&](hio::Queue& x) { return x.percentiles(op, pcts, n, out_ns); }); });
 }
 
 }  // extern "C"

@@ -59,4 +59,4 @@ auto with_queue(hio_queue* q, F&& f) {
 }  // namespace hio
 
 #define CHECK_ARG(cond, what) \
-  if (!(cond)) return hio::fail(EINVAL, std::string(__func__) + ": " + what)
+  if (!(cond)) return hio::fail(EINVAL, std::string(__func__) + ": " + (what))

@@ -13,11 +13,10 @@ namespace hio {
 
 EmuDevice* EmuDevice::create(const EmuConfig& cfg) {
   // Anonymous and unreserved: pages cost memory only once written.
-  void* m = mmap(nullptr, cfg.capacity, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  void* m = mmap(nullptr, cfg.capacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (m == MAP_FAILED) {
-    failf(errno, "emulated device %s: cannot map %llu bytes: %s", cfg.spec.c_str(),
-          (unsigned long long)cfg.capacity, errno_text(errno).c_str());
+    failf(errno, "emulated device %s: cannot map %llu bytes: %s", cfg.spec.c_str(), (unsigned long long)cfg.capacity,
+          errno_text(errno).c_str());
     return nullptr;
   }
   return new EmuDevice(cfg, static_cast<uint8_t*>(m));

@@ -49,7 +49,8 @@ int parse_emu_spec(const std::string& spec, EmuConfig* out) {
     std::string item = rest.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
     pos = comma == std::string::npos ? rest.size() + 1 : comma + 1;
     if (item.empty()) {
-      if (first && rest.empty()) return bad(spec, std::string("no profile; use one of ") + emu_profile_names() + " or key=value settings");
+      if (first && rest.empty())
+        return bad(spec, std::string("no profile; use one of ") + emu_profile_names() + " or key=value settings");
       first = false;
       continue;
     }
@@ -77,26 +78,45 @@ int parse_emu_spec(const std::string& spec, EmuConfig* out) {
     };
     auto size = [&]() { return parse_size(v, &u); };
     bool ok = true;
-    if (k == "lat_us") ok = num(0.1, 1e6), c.lat_us = d;
-    else if (k == "iops") ok = num(1, 1e9), c.iops = d;
-    else if (k == "channels") ok = num(1, 4096) && d == std::floor(d), c.channels = unsigned(d);
-    else if (k == "bw_mbps") ok = num(1, 1e6), c.bw_mbps = d;
-    else if (k == "jitter_us") ok = num(0, 1e6), c.jitter_us = d;
-    else if (k == "wlat_us") ok = num(0.1, 1e6), c.wlat_us = d;
-    else if (k == "size") ok = size() && u > 0, c.capacity = u;
-    else if (k == "lba") ok = size() && (u == 512 || u == 4096), c.lba = uint32_t(u);
-    else if (k == "seed") ok = size(), c.seed = u;
-    else if (k == "fail_offset") ok = size(), c.faults.fail_offset = u;
-    else if (k == "fail_rate") ok = num(0, 1), c.faults.fail_rate = d;
+    if (k == "lat_us")
+      ok = num(0.1, 1e6), c.lat_us = d;
+    else if (k == "iops")
+      ok = num(1, 1e9), c.iops = d;
+    else if (k == "channels")
+      ok = num(1, 4096) && d == std::floor(d), c.channels = unsigned(d);
+    else if (k == "bw_mbps")
+      ok = num(1, 1e6), c.bw_mbps = d;
+    else if (k == "jitter_us")
+      ok = num(0, 1e6), c.jitter_us = d;
+    else if (k == "wlat_us")
+      ok = num(0.1, 1e6), c.wlat_us = d;
+    else if (k == "size")
+      ok = size() && u > 0, c.capacity = u;
+    else if (k == "lba")
+      ok = size() && (u == 512 || u == 4096), c.lba = uint32_t(u);
+    else if (k == "seed")
+      ok = size(), c.seed = u;
+    else if (k == "fail_offset")
+      ok = size(), c.faults.fail_offset = u;
+    else if (k == "fail_rate")
+      ok = num(0, 1), c.faults.fail_rate = d;
     else if (k == "fail_op") {
-      if (v == "read") c.faults.fail_op = HIO_OP_READ;
-      else if (v == "write") c.faults.fail_op = HIO_OP_WRITE;
-      else if (v == "flush") c.faults.fail_op = HIO_OP_FLUSH;
-      else if (v == "any") c.faults.fail_op = -1;
-      else ok = false;
-    } else if (k == "slow_rate") ok = num(0, 1), c.faults.slow_rate = d;
-    else if (k == "slow_factor") ok = num(1, 1e6), c.faults.slow_factor = d;
-    else if (k == "corrupt_offset") ok = size(), c.faults.corrupt_offset = u;
+      if (v == "read")
+        c.faults.fail_op = HIO_OP_READ;
+      else if (v == "write")
+        c.faults.fail_op = HIO_OP_WRITE;
+      else if (v == "flush")
+        c.faults.fail_op = HIO_OP_FLUSH;
+      else if (v == "any")
+        c.faults.fail_op = -1;
+      else
+        ok = false;
+    } else if (k == "slow_rate")
+      ok = num(0, 1), c.faults.slow_rate = d;
+    else if (k == "slow_factor")
+      ok = num(1, 1e6), c.faults.slow_factor = d;
+    else if (k == "corrupt_offset")
+      ok = size(), c.faults.corrupt_offset = u;
     else
       return bad(spec, "unknown key '" + k +
                            "' (keys: lat_us iops channels bw_mbps jitter_us wlat_us size lba seed "

@@ -17,16 +17,16 @@ struct EmuFaults {
 };
 
 struct EmuConfig {
-  std::string spec;         // as given, for messages
-  std::string profile;      // pcie3, pcie4, optane, nand, custom
-  double lat_us = 8;        // mean service latency of a 4 KiB command
-  double iops = 1500000;    // ceiling over all channels
-  unsigned channels = 0;    // 0: derived as ceil(iops * lat)
-  double bw_mbps = 7000;    // transfer bandwidth, MB/s (10^6 bytes)
-  double jitter_us = -1;    // uniform +-jitter; <0: 10% of lat_us
-  double wlat_us = -1;      // write latency; <0: lat_us
-  uint64_t capacity = 0;    // bytes; 0: from the open options
-  uint32_t lba = 512;       // offset/length granularity
+  std::string spec;       // as given, for messages
+  std::string profile;    // pcie3, pcie4, optane, nand, custom
+  double lat_us = 8;      // mean service latency of a 4 KiB command
+  double iops = 1500000;  // ceiling over all channels
+  unsigned channels = 0;  // 0: derived as ceil(iops * lat)
+  double bw_mbps = 7000;  // transfer bandwidth, MB/s (10^6 bytes)
+  double jitter_us = -1;  // uniform +-jitter; <0: 10% of lat_us
+  double wlat_us = -1;    // write latency; <0: lat_us
+  uint64_t capacity = 0;  // bytes; 0: from the open options
+  uint32_t lba = 512;     // offset/length granularity
   uint64_t seed = 1;
   EmuFaults faults;
 };

@@ -19,9 +19,12 @@ int32_t TimedBackend::execute(const Command& c) const {
   int fd = files_->fd(c.target);
   ssize_t r;
   do {
-    if (c.op == HIO_OP_READ) r = ::pread(fd, c.buf, c.len, off_t(c.offset));
-    else if (c.op == HIO_OP_WRITE) r = ::pwrite(fd, c.buf, c.len, off_t(c.offset));
-    else r = ::fdatasync(fd);
+    if (c.op == HIO_OP_READ)
+      r = ::pread(fd, c.buf, c.len, off_t(c.offset));
+    else if (c.op == HIO_OP_WRITE)
+      r = ::pwrite(fd, c.buf, c.len, off_t(c.offset));
+    else
+      r = ::fdatasync(fd);
   } while (r < 0 && errno == EINTR);
   return r < 0 ? -errno : int32_t(r);
 }

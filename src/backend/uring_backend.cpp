@@ -26,7 +26,7 @@ unsigned file_table_size() {
   if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY) return kMaxFiles;
   return unsigned(std::min<rlim_t>(kMaxFiles, rl.rlim_cur));
 }
-}
+}  // namespace
 
 std::unique_ptr<UringBackend> UringBackend::create(unsigned depth, hio_wait_mode kernel_mode) {
   std::unique_ptr<UringBackend> b(new UringBackend(kernel_mode));
@@ -118,8 +118,10 @@ int UringBackend::open(const std::string& path, const hio_open_opts& opts, Targe
     ::close(fd);
     return failf(-r, "io_uring: register %s: %s", path.c_str(), errno_text(-r).c_str());
   }
-  if (size_t(idx) == fds_.size()) fds_.push_back(fd);
-  else fds_[size_t(idx)] = fd;
+  if (size_t(idx) == fds_.size())
+    fds_.push_back(fd);
+  else
+    fds_[size_t(idx)] = fd;
   info->name = path;
   info->size = p.size;
   info->offset_align = p.offset_align;
@@ -164,16 +166,18 @@ void UringBackend::prepare(const Command& c) {
   bool fixed = buf_base_ && b >= buf_base_ && b + c.len <= buf_base_ + buf_len_;
   switch (c.op) {
     case HIO_OP_READ:
-      if (fixed) io_uring_prep_read_fixed(sqe, c.target, c.buf, c.len, c.offset, 0);
-      else io_uring_prep_read(sqe, c.target, c.buf, c.len, c.offset);
+      if (fixed)
+        io_uring_prep_read_fixed(sqe, c.target, c.buf, c.len, c.offset, 0);
+      else
+        io_uring_prep_read(sqe, c.target, c.buf, c.len, c.offset);
       break;
     case HIO_OP_WRITE:
-      if (fixed) io_uring_prep_write_fixed(sqe, c.target, c.buf, c.len, c.offset, 0);
-      else io_uring_prep_write(sqe, c.target, c.buf, c.len, c.offset);
+      if (fixed)
+        io_uring_prep_write_fixed(sqe, c.target, c.buf, c.len, c.offset, 0);
+      else
+        io_uring_prep_write(sqe, c.target, c.buf, c.len, c.offset);
       break;
-    case HIO_OP_FLUSH:
-      io_uring_prep_fsync(sqe, c.target, IORING_FSYNC_DATASYNC);
-      break;
+    case HIO_OP_FLUSH: io_uring_prep_fsync(sqe, c.target, IORING_FSYNC_DATASYNC); break;
   }
   sqe->flags |= IOSQE_FIXED_FILE;
   io_uring_sqe_set_data64(sqe, c.user_data);

@@ -19,8 +19,8 @@ namespace hio {
 namespace {
 
 constexpr uint32_t kNil = UINT32_MAX;
-constexpr uint32_t kSeqSlots = 64;     // write sequence numbers per shard: fewer needless fill refusals
-constexpr int kCleanScan = 8;          // candidates per segment a write-back victim search checks for a clean page
+constexpr uint32_t kSeqSlots = 64;  // write sequence numbers per shard: fewer needless fill refusals
+constexpr int kCleanScan = 8;       // candidates per segment a write-back victim search checks for a clean page
 constexpr uint32_t kProtectedPct = 80;
 
 uint64_t fmix(uint64_t x) {
@@ -233,7 +233,7 @@ BlockCache::BlockCache(uint64_t pages, WritePolicy policy)
       capacity_(pages),
       storage_(static_cast<uint8_t*>(std::aligned_alloc(kCachePage, pages * kCachePage))) {
   if (!storage_) return;  // create() reports it
-  while (nshards_ < kMaxShards && pages / (nshards_ * 2) >= kMinShardPages) nshards_ *= 2;
+  while (nshards_ < kMaxShards && pages / (uint64_t(nshards_) * 2) >= kMinShardPages) nshards_ *= 2;
   shards_.reset(new Shard[nshards_]);
   uint64_t first = 0;
   for (uint32_t i = 0; i < nshards_; i++) {
@@ -293,8 +293,7 @@ int BlockCache::detach(uint64_t obj, PageWriter* w) {
                (unsigned long long)obj);
 }
 
-int BlockCache::write_back(const std::shared_ptr<Writers>& w, uint64_t obj, uint64_t idx, const void* data,
-                           size_t n) {
+int BlockCache::write_back(const std::shared_ptr<Writers>& w, uint64_t obj, uint64_t idx, const void* data, size_t n) {
   if (w) {
     std::lock_guard g(w->call_mu);
     if (!w->list.empty()) return w->list.front().first->write_pages(idx, data, n);
@@ -452,8 +451,8 @@ int64_t BlockCache::flush(uint64_t obj) {
   if (!w) {
     uint64_t dirty = dirty_pages(obj);
     if (!dirty) return 0;
-    return failf(EIO, "block cache: object %llu has %llu dirty pages and no writer attached",
-                 (unsigned long long)obj, (unsigned long long)dirty);
+    return failf(EIO, "block cache: object %llu has %llu dirty pages and no writer attached", (unsigned long long)obj,
+                 (unsigned long long)dirty);
   }
   std::lock_guard fl(w->flush_mu);
   std::vector<uint64_t> idxs;

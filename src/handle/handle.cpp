@@ -67,7 +67,8 @@ std::unique_ptr<Handle> Handle::open(const std::string& spec, HandleConfig cfg) 
       h->close();
       return nullptr;
     }
-    h->wb_buf_.reset(static_cast<uint8_t*>(aligned(std::max<size_t>(kPage, h->info_.mem_align), kWriteBackPages * kPage)));
+    h->wb_buf_.reset(
+        static_cast<uint8_t*>(aligned(std::max<size_t>(kPage, h->info_.mem_align), kWriteBackPages * kPage)));
     h->cfg_.cache->attach(h->obj_, h.get());
     h->attached_ = true;
   }
@@ -214,7 +215,9 @@ int Handle::submit_one(const hio_io& io, uint64_t now, bool defer) {
     if (want > io.len) {
       uint64_t end = std::min<uint64_t>(io.offset + want, size_.load(std::memory_order_relaxed) / kPage * kPage);
       if (end > io.offset + io.len) {
-        if (!x.bounce) x.bounce.reset(static_cast<uint8_t*>(aligned(std::max<size_t>(kPage, info_.mem_align), ReadAhead::kMaxWindow)));
+        if (!x.bounce)
+          x.bounce.reset(
+              static_cast<uint8_t*>(aligned(std::max<size_t>(kPage, info_.mem_align), ReadAhead::kMaxWindow)));
         x.dev_len = uint32_t(end - io.offset);
         dev.buf = x.bounce.get();
         dev.len = x.dev_len;
@@ -271,8 +274,10 @@ hio_completion Handle::finish(const hio_completion& raw, uint64_t now) {
         auto* dst = static_cast<uint8_t*>(x.buf) + size_t(p) * kPage;
         // A page written meanwhile (a dirty write-back page) is newer than the device's.
         if (cache->peek(obj_, idx, dst)) continue;
-        if (!there) std::memset(dst, 0, kPage);
-        else if (page != dst) std::memcpy(dst, page, kPage);
+        if (!there)
+          std::memset(dst, 0, kPage);
+        else if (page != dst)
+          std::memcpy(dst, page, kPage);
       }
       if (there) cache->fill(obj_, idx, page, x.tickets[p]);
     }
@@ -282,8 +287,10 @@ hio_completion Handle::finish(const hio_completion& raw, uint64_t now) {
   if (cache && x.cached_write)
     for (uint32_t p = 0; p < x.len / kPage; p++) {
       uint64_t idx = x.offset / kPage + p;
-      if (c.res < 0) cache->invalidate(obj_, idx);
-      else cache->write(obj_, idx, static_cast<const uint8_t*>(x.buf) + size_t(p) * kPage, false);
+      if (c.res < 0)
+        cache->invalidate(obj_, idx);
+      else
+        cache->write(obj_, idx, static_cast<const uint8_t*>(x.buf) + size_t(p) * kPage, false);
     }
   free_.push_back(uint32_t(raw.tag));
   io_.record(c);
@@ -391,7 +398,8 @@ int64_t Handle::sync_io(hio_op op, void* buf, uint32_t len, uint64_t offset) {
 std::string Handle::describe(const hio_completion& c) {
   std::string s = describe_completion(c, spec_);
   std::lock_guard<std::mutex> g(mu_);
-  if (c.op == HIO_OP_FLUSH && c.res < 0 && !wb_error_.empty()) s += " (writing dirty cache pages back: " + wb_error_ + ")";
+  if (c.op == HIO_OP_FLUSH && c.res < 0 && !wb_error_.empty())
+    s += " (writing dirty cache pages back: " + wb_error_ + ")";
   return s;
 }
 

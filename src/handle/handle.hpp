@@ -69,7 +69,7 @@ class Handle : public PageWriter {
     uint64_t dev_offset = 0;
     uint32_t dev_len = 0;  // > len when it reads ahead
     bool cached_write = false;
-    bool tail = false;  // a read covering the end of the file: may come back short
+    bool tail = false;              // a read covering the end of the file: may come back short
     std::vector<uint64_t> tickets;  // cache tickets of the pages read
     std::unique_ptr<uint8_t, void (*)(void*)> bounce{nullptr, &std::free};
   };
@@ -91,7 +91,7 @@ class Handle : public PageWriter {
   int target_[2] = {-1, -1};
   TargetInfo info_;
   std::atomic<uint64_t> size_{0};  // grows with writes past the end of a file
-  uint64_t obj_ = 0;  // the target's identity in the cache
+  uint64_t obj_ = 0;               // the target's identity in the cache
   Inbox inbox_;
   bool attached_ = false, closed_ = false;
 

@@ -9,7 +9,7 @@ namespace {
 // Sleeps, in ns. No spin: a spinning completion thread takes the queue's
 // lock on every pass, and the submitters wait for it (measured here: a
 // spin gave fewer IOPS than a 2 us sleep at every I/O size).
-constexpr uint64_t kLadder[] = {2'000,   5'000,   10'000,  15'000,  20'000,  30'000,  50'000,  70'000,
+constexpr uint64_t kLadder[] = {2'000,   5'000,   10'000,  15'000,  20'000,  30'000,  50'000,   70'000,
                                 100'000, 150'000, 200'000, 300'000, 500'000, 700'000, 1'000'000};
 constexpr size_t kSteps = sizeof kLadder / sizeof kLadder[0];
 
@@ -102,8 +102,7 @@ uint64_t PollPeriodTuner::next(const Window& in) {
       step_++;
       phase_ = Phase::climb;
       return period_ns();
-    case Phase::climb:
-      break;
+    case Phase::climb: break;
   }
   if (hold_ > 0) {
     // The held step's rate, averaged over the hold, is what the next step

@@ -24,10 +24,10 @@ class PollPeriodTuner {
 
   struct Window {
     double completions = 0;
-    double ns = 0;            // the window's length
-    double mean_lat_ns = 0;   // submission to delivery
+    double ns = 0;           // the window's length
+    double mean_lat_ns = 0;  // submission to delivery
     double mean_bytes = 0;
-    double contention = 0;    // the completion thread's, 0..1
+    double contention = 0;  // the completion thread's, 0..1
   };
 
   // Feeds one window and returns the period for the next.

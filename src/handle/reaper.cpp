@@ -59,9 +59,10 @@ void Reaper::add(const std::shared_ptr<BoundQueue>& q) {
     return;
   }
   // High-priority queues go before the others: each pass reaps them first.
-  size_t at = q->high_priority() ? size_t(std::count_if(queues_.begin(), queues_.end(),
-                                                        [](const auto& x) { return x->high_priority(); }))
-                                 : queues_.size();
+  size_t at =
+      q->high_priority()
+          ? size_t(std::count_if(queues_.begin(), queues_.end(), [](const auto& x) { return x->high_priority(); }))
+          : queues_.size();
   queues_.insert(queues_.begin() + long(at), q);
   refs_.insert(refs_.begin() + long(at), 1);
   version_++;

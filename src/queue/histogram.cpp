@@ -11,7 +11,7 @@
 namespace hio {
 
 unsigned Histogram::index(uint64_t v) {
-  if (v < 2 * kPerGroup) return unsigned(v);
+  if (v < 2 * uint64_t(kPerGroup)) return unsigned(v);
   v = std::min<uint64_t>(v, (uint64_t(1) << (kMaxMsb + 1)) - 1);
   unsigned msb = 63 - unsigned(__builtin_clzll(v));
   unsigned shift = msb - kBits;

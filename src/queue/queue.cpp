@@ -29,7 +29,11 @@ std::unique_ptr<Queue> Queue::create(const hio_queue_opts& o, Devices devices) {
 }
 
 Queue::Queue(const hio_queue_opts& o, Devices devices)
-    : depth_(o.depth), shared_(o.flags & HIO_QUEUE_SHARED), devices_(std::move(devices)), slots_(o.depth), cqes_(o.depth) {
+    : depth_(o.depth),
+      shared_(o.flags & HIO_QUEUE_SHARED),
+      devices_(std::move(devices)),
+      slots_(o.depth),
+      cqes_(o.depth) {
   waiter_.set(o.strategy);
   for (uint32_t i = o.depth; i-- > 0;) free_.push_back(i);
   reset_counters();
@@ -266,7 +270,8 @@ int64_t Queue::sync_io(hio_op op, int target, void* buf, uint32_t len, uint64_t 
   uint64_t tag = kSyncTagBit | next_sync_tag_++;
   hio_io io{op, target, buf, len, offset, tag};
   hio_completion c[1];
-  if (int r = blocking_io_locked(io, c); r != 0) return r < 0 ? r : sync_result(c[0], len, targets_[size_t(target)].name);
+  if (int r = blocking_io_locked(io, c); r != 0)
+    return r < 0 ? r : sync_result(c[0], len, targets_[size_t(target)].name);
   if (int r = submit_locked(&io, 1, 0); r < 0) return r;
   for (;;) {
     int r = reap_locked(c, 1, 1);
@@ -282,7 +287,8 @@ int64_t Queue::sync_io(hio_op op, int target, void* buf, uint32_t len, uint64_t 
 }
 
 std::string Queue::describe(const hio_completion& c) {
-  return describe_completion(c, c.target >= 0 && size_t(c.target) < targets_.size() ? targets_[size_t(c.target)].name : "?");
+  return describe_completion(
+      c, c.target >= 0 && size_t(c.target) < targets_.size() ? targets_[size_t(c.target)].name : "?");
 }
 
 void Queue::reset_counters() {

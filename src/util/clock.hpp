@@ -8,9 +8,7 @@
 
 namespace hio {
 
-inline uint64_t ts_ns(const timespec& ts) {
-  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
-}
+inline uint64_t ts_ns(const timespec& ts) { return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec); }
 
 inline uint64_t now_ns() {
   timespec ts;
@@ -43,8 +41,6 @@ inline uint64_t thread_cpu_ns_tid(pid_t tid) {
   return ts_ns(ts);
 }
 
-inline timespec ns_to_ts(uint64_t ns) {
-  return timespec{time_t(ns / 1000000000ull), long(ns % 1000000000ull)};
-}
+inline timespec ns_to_ts(uint64_t ns) { return timespec{time_t(ns / 1000000000ull), long(ns % 1000000000ull)}; }
 
 }  // namespace hio

@@ -25,7 +25,6 @@ int failf(int err, const char* fmt, ...) {
 }
 
 const char* last_error() { return t_last.c_str(); }
-void clear_error() { t_last.clear(); }
 
 std::string errno_text(int err) {
   char buf[128];

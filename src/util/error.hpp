@@ -10,7 +10,6 @@ int fail(int err, std::string msg);
 // Same, formatted printf-style.
 int failf(int err, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 const char* last_error();
-void clear_error();
 // "Input/output error (errno 5)".
 std::string errno_text(int err);
 

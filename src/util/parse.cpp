@@ -17,12 +17,18 @@ bool parse_size(const std::string& s, uint64_t* out) {
   std::string suf(end);
   for (auto& ch : suf) ch = char(std::tolower(static_cast<unsigned char>(ch)));
   unsigned shift = 0;
-  if (suf.empty() || suf == "b") shift = 0;
-  else if (suf == "k" || suf == "kb" || suf == "kib") shift = 10;
-  else if (suf == "m" || suf == "mb" || suf == "mib") shift = 20;
-  else if (suf == "g" || suf == "gb" || suf == "gib") shift = 30;
-  else if (suf == "t" || suf == "tb" || suf == "tib") shift = 40;
-  else return false;
+  if (suf.empty() || suf == "b")
+    shift = 0;
+  else if (suf == "k" || suf == "kb" || suf == "kib")
+    shift = 10;
+  else if (suf == "m" || suf == "mb" || suf == "mib")
+    shift = 20;
+  else if (suf == "g" || suf == "gb" || suf == "gib")
+    shift = 30;
+  else if (suf == "t" || suf == "tb" || suf == "tib")
+    shift = 40;
+  else
+    return false;
   if (shift && v > (UINT64_MAX >> shift)) return false;
   *out = uint64_t(v) << shift;
   return true;

@@ -78,8 +78,10 @@ Mode Adaptive::begin_wait(uint64_t now) {
     // each mode costs. Such a tick straddles the change, so it teaches nothing.
     NeighbourView seen = g.neighbours(cpu_);
     bool moved = level_.update(now, seen.others, waiting(seen)) != tick_level_ && age >= p.tick_ns / 4;
-    if (moved) end_tick(now, seen, false);
-    else if (settling_ && age >= p.settle_ns) settled(now);
+    if (moved)
+      end_tick(now, seen, false);
+    else if (settling_ && age >= p.settle_ns)
+      settled(now);
     else if (!settling_ && age >= tick && (tick_.completions >= p.min_completions || age >= kMaxTickStretch * tick))
       end_tick(now, seen, !level_.away());
   }

@@ -18,13 +18,11 @@ int LevelHold::update(uint64_t now, double contention, Waiting ours) {
   if (level_ == heavy && raw < heavy && contention >= kHeavyExit) raw = heavy;
   if (ours != Waiting::spinning && level_ == 0 && raw == 1) raw = 0;
   if (ours == Waiting::sleeping_full && raw > 0 && raw < level_) raw = level_;
-  if (level_ < 0 || raw == level_ || raw == heavy || level_ == heavy) {
-    level_ = raw;
-    away_ = false;
-  } else if (!away_) {
+  bool at_once = level_ < 0 || raw == level_ || raw == heavy || level_ == heavy;
+  if (!at_once && !away_) {
     away_ = true;
     away_since_ = now;
-  } else if (now - away_since_ >= kHoldNs) {
+  } else if (at_once || now - away_since_ >= kHoldNs) {
     level_ = raw;
     away_ = false;
   }
@@ -125,8 +123,10 @@ double AdaptivePolicy::score(Mode m, const Signals& sig) const {
     // sleeper's full core says they might take more.
     full = full || (m2 != Mode::poll && k.idle < p_.spare_free);
   }
-  if (poll.known && poll.demand >= 0) want = std::max(want, poll.demand);
-  else if (full || (poll.known && poll.others >= p_.saturated)) want = 1.0;
+  if (poll.known && poll.demand >= 0)
+    want = std::max(want, poll.demand);
+  else if (full || (poll.known && poll.others >= p_.saturated))
+    want = 1.0;
   double hidden = c.iops * p_.hidden_wake_share * sig.wake_cpu_ns * c.sleeps / 1e9;
   double theirs = want > 0 ? std::clamp((c.others - hidden) / want, 0.0, 1.0) : 1.0;
   return ours + theirs;

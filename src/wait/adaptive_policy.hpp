@@ -17,12 +17,12 @@ constexpr int kModes = 3;
 // What one tick in one mode measured on the queue's thread.
 struct TickSample {
   uint64_t wall_ns = 0;
-  uint64_t wait_ns = 0;      // inside wait(): asleep or spinning
-  uint64_t cpu_ns = 0;       // the thread's CPU time
+  uint64_t wait_ns = 0;  // inside wait(): asleep or spinning
+  uint64_t cpu_ns = 0;   // the thread's CPU time
   uint64_t completions = 0;
-  uint64_t lat_sum_ns = 0;   // sum of the completions' latencies
-  uint64_t sleeps = 0;       // times the thread went to sleep
-  double delay_share = 0;    // share of the tick spent runnable but not running
+  uint64_t lat_sum_ns = 0;  // sum of the completions' latencies
+  uint64_t sleeps = 0;      // times the thread went to sleep
+  double delay_share = 0;   // share of the tick spent runnable but not running
 };
 
 // What the policy maximises beside other tenants: this queue's own
@@ -32,17 +32,17 @@ enum class Objective : int { shared = 0, own = 1 };
 // What the policy learned of one mode.
 struct ModeCost {
   bool known = false;
-  double iops = 0;      // completions per second, as measured (under that contention)
-  double iops_free = 0; // the same over the time the thread could run: as if alone
-  double cpu_ns = 0;    // thread CPU per completion
-  double lat_ns = 0;    // mean completion latency
-  double sleeps = 0;    // sleeps per completion
-  double others = 0;    // cores the other tenants used meanwhile
-  double demand = -1;   // and wanted (-1: not known)
-  double idle = 0;      // share of the time the core was idle
-  uint64_t at_ns = 0;   // when it was last measured
-  double span_ns = 0;   // how long it was measured: the first learn_tau average as one
-  bool borrowed = false; // copied from the nearest level, not measured here
+  double iops = 0;        // completions per second, as measured (under that contention)
+  double iops_free = 0;   // the same over the time the thread could run: as if alone
+  double cpu_ns = 0;      // thread CPU per completion
+  double lat_ns = 0;      // mean completion latency
+  double sleeps = 0;      // sleeps per completion
+  double others = 0;      // cores the other tenants used meanwhile
+  double demand = -1;     // and wanted (-1: not known)
+  double idle = 0;        // share of the time the core was idle
+  uint64_t at_ns = 0;     // when it was last measured
+  double span_ns = 0;     // how long it was measured: the first learn_tau average as one
+  bool borrowed = false;  // copied from the nearest level, not measured here
 };
 
 // The situation at the end of a tick.
@@ -52,41 +52,41 @@ struct Signals {
   double demand = -1;     // what they want there: use + waiting (-1: not known)
   double idle = 0;        // share of the time the core was idle
   Objective objective = Objective::shared;
-  double wait_share = 0;  // share of the last tick the queue spent waiting
-  double wake_cpu_ns = 0; // measured CPU cost of one sleep and wake-up
+  double wait_share = 0;      // share of the last tick the queue spent waiting
+  double wake_cpu_ns = 0;     // measured CPU cost of one sleep and wake-up
   bool hybrid_viable = true;  // a hybrid sleep would save more CPU than the wake-up costs
 };
 
 struct PolicyParams {
-  uint64_t tick_ns = 2'000'000;             // decision cadence
-  uint64_t probe_tick_ns = 8'000'000;       // a probe's measured length: a few 3 ms scheduler slices
-  uint64_t settle_ns = 6'000'000;           // after a change of mode, not measured: the scheduler's memory of the last one
-  uint64_t fresh_ns = 50'000'000;           // at a steady level, a switch needs the other mode measured this recently
-  uint64_t arrival_ns = 10'000'000;         // a level reached this recently is a change, not a steady level
-  double light_wait_share = 0.5;             // waiting less than this: light demand
-  double light_lat_slack = 1.15;             // light demand may cost this much latency
-  double switch_gain = 1.03;                 // a switch must promise this much more score...
-  int switch_ticks = 3;                      // ...for this many ticks in a row,
-  int alone_ticks = 1;                       // quiet ticks before alone-and-busy polls: the window already held 8 ms of quiet
-  double jump_gain = 1.20;                   // or this much, at once
-  uint64_t probe_min_ns = 50'000'000;        // probe interval at first
-  uint64_t probe_max_ns = 2'000'000'000;     // and at most, once things are steady
-  double hybrid_margin = 1.05;               // beside other work hybrid must beat interrupt by this
-  double far_behind = 0.8;                   // a mode scoring below this share of the best backs off faster
-  double hidden_wake_share = 0.5;            // wake-up CPU not charged to the thread, per sleep
-  double saturated = 0.4;                    // beside a poller, others using this much may want more
-  double spare_free = 0.05;                  // a core idle this much beside a sleeper: the others had all they wanted
-  double level_full_idle = 0.1;              // below this, a lower figure beside a sleeper keeps the level (LevelHold):
-                                             // a clock-paced neighbour beside our interrupts left up to 0.08 idle
-  uint64_t min_completions = 8;              // a tick with fewer teaches nothing
-  uint64_t learn_tau_ns = 60'000'000;        // a mode's measurement averages over about this long
-  double recheck_weight = 0.5;               // a recheck counts for at least this: follows the disk's drift,
-                                             // while one probe in an unlucky phase of the application does not decide
+  uint64_t tick_ns = 2'000'000;        // decision cadence
+  uint64_t probe_tick_ns = 8'000'000;  // a probe's measured length: a few 3 ms scheduler slices
+  uint64_t settle_ns = 6'000'000;      // after a change of mode, not measured: the scheduler's memory of the last one
+  uint64_t fresh_ns = 50'000'000;      // at a steady level, a switch needs the other mode measured this recently
+  uint64_t arrival_ns = 10'000'000;    // a level reached this recently is a change, not a steady level
+  double light_wait_share = 0.5;       // waiting less than this: light demand
+  double light_lat_slack = 1.15;       // light demand may cost this much latency
+  double switch_gain = 1.03;           // a switch must promise this much more score...
+  int switch_ticks = 3;                // ...for this many ticks in a row,
+  int alone_ticks = 1;                 // quiet ticks before alone-and-busy polls: the window already held 8 ms of quiet
+  double jump_gain = 1.20;             // or this much, at once
+  uint64_t probe_min_ns = 50'000'000;  // probe interval at first
+  uint64_t probe_max_ns = 2'000'000'000;  // and at most, once things are steady
+  double hybrid_margin = 1.05;            // beside other work hybrid must beat interrupt by this
+  double far_behind = 0.8;                // a mode scoring below this share of the best backs off faster
+  double hidden_wake_share = 0.5;         // wake-up CPU not charged to the thread, per sleep
+  double saturated = 0.4;                 // beside a poller, others using this much may want more
+  double spare_free = 0.05;               // a core idle this much beside a sleeper: the others had all they wanted
+  double level_full_idle = 0.1;           // below this, a lower figure beside a sleeper keeps the level (LevelHold):
+                                          // a clock-paced neighbour beside our interrupts left up to 0.08 idle
+  uint64_t min_completions = 8;           // a tick with fewer teaches nothing
+  uint64_t learn_tau_ns = 60'000'000;     // a mode's measurement averages over about this long
+  double recheck_weight = 0.5;            // a recheck counts for at least this: follows the disk's drift,
+                                          // while one probe in an unlucky phase of the application does not decide
 };
 
 struct Decision {
-  Mode mode = Mode::poll;  // for the next tick
-  bool probe = false;      // a short visit to another mode, to measure it
+  Mode mode = Mode::poll;              // for the next tick
+  bool probe = false;                  // a short visit to another mode, to measure it
   std::array<double, kModes> score{};  // predicted progress under the objective (0: unknown)
 };
 
@@ -179,10 +179,10 @@ class AdaptivePolicy {
   Mode cur_ = Mode::poll;
   Mode pending_ = Mode::poll;
   int pending_ticks_ = 0;
-  int level_ = -1;               // the last tick's contention level
-  int recheck_ = -1;             // a mode to measure again before switching to it
-  int rechecking_ = -1;          // the mode being measured again: its next measurement replaces the old
-  uint64_t level_since_ = 0;     // when the level last changed
+  int level_ = -1;            // the last tick's contention level
+  int recheck_ = -1;          // a mode to measure again before switching to it
+  int rechecking_ = -1;       // the mode being measured again: its next measurement replaces the old
+  uint64_t level_since_ = 0;  // when the level last changed
   uint64_t switches_ = 0, probes_ = 0;
 };
 

@@ -79,8 +79,10 @@ CoreLoad::CoreLoad(int ncpu) {
     state_fds_.clear();
     why_ = "no cpuidle states in /sys/devices/system/cpu/cpu*/cpuidle: busy time from /proc/stat's 10 ms ticks";
     stat_fd_ = open("/proc/stat", O_RDONLY | O_CLOEXEC);
-    if (stat_fd_ >= 0) source_ = CoreSource::proc_stat;
-    else why_ = "neither cpuidle nor /proc/stat can be read: other tenants cannot be seen";
+    if (stat_fd_ >= 0)
+      source_ = CoreSource::proc_stat;
+    else
+      why_ = "neither cpuidle nor /proc/stat can be read: other tenants cannot be seen";
   }
   psi_fd_ = open("/proc/pressure/cpu", O_RDONLY | O_CLOEXEC);
 }

@@ -34,7 +34,6 @@ class CoreLoad {
   // if it cannot be read. With cpuidle a CPU that is idle now reports the
   // idle time up to the start of that idle period.
   bool idle_ns(int cpu, uint64_t* out);
-  bool has_psi() const { return psi_fd_ >= 0; }
   // System-wide CPU stall ("some") in ns; false without PSI.
   bool psi_some_ns(uint64_t* out);
 

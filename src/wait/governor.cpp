@@ -244,8 +244,7 @@ void Governor::release_spin(const void* owner) {
 bool Governor::spinning(int cpu, uint64_t now) const {
   if (cpu < 0 || cpu >= ncpu_) return false;
   const Core& c = cores_[cpu];
-  return c.spinner.load(std::memory_order_acquire) != nullptr &&
-         c.lease_until.load(std::memory_order_relaxed) > now;
+  return c.spinner.load(std::memory_order_acquire) != nullptr && c.lease_until.load(std::memory_order_relaxed) > now;
 }
 
 const char* Governor::fallback_reason() const { return load_ ? load_->fallback_reason().c_str() : ""; }

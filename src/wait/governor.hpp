@@ -20,18 +20,18 @@ namespace hio {
 // One core between two samples.
 struct CoreInterval {
   double dt_ns = 0;
-  double busy_ns = 0;      // not idle
-  double own_ns = 0;       // run time of our own threads there
-  double stall_ns = -1;    // time some task waited for it (PSI; -1: unknown)
+  double busy_ns = 0;         // not idle
+  double own_ns = 0;          // run time of our own threads there
+  double stall_ns = -1;       // time some task waited for it (PSI; -1: unknown)
   bool own_spinning = false;  // one of our queues held the spin lease throughout
 };
 
 // What the other tenants did with a core over the window.
 struct NeighbourView {
-  double others = 0;    // cores they used, 0..1 (our threads excluded)
-  double demand = -1;   // what they wanted: use + time waiting for the core (-1: not known)
-  double idle = 0;      // share of the window the core was idle
-  double window_ns = 0; // how much time the figures cover
+  double others = 0;     // cores they used, 0..1 (our threads excluded)
+  double demand = -1;    // what they wanted: use + time waiting for the core (-1: not known)
+  double idle = 0;       // share of the window the core was idle
+  double window_ns = 0;  // how much time the figures cover
 };
 
 // A core's recent intervals. Pure: tests feed it synthetic intervals.
@@ -49,9 +49,9 @@ class CoreWindow {
 
 class Governor {
  public:
-  static constexpr uint64_t kSampleNs = 1'000'000;      // at most one sample per this
-  static constexpr uint64_t kLeaseNs = 10'000'000;      // an unrenewed spin lease lapses after this
-  static constexpr double kAmbiguousOthers = 0.3;       // beside our spinner, use above this may hide more demand
+  static constexpr uint64_t kSampleNs = 1'000'000;  // at most one sample per this
+  static constexpr uint64_t kLeaseNs = 10'000'000;  // an unrenewed spin lease lapses after this
+  static constexpr double kAmbiguousOthers = 0.3;   // beside our spinner, use above this may hide more demand
   // PSI weighs each CPU's stall by its busy time in whole jiffies, so reads
   // closer than a few jiffies lose most of it: it is read this seldom, and
   // its share holds until the next read.
@@ -117,7 +117,6 @@ class Governor {
   Member* join();
   void leave(Member* m);
   void sample(int cpu, uint64_t now);
-  void publish(int cpu);
 
   int ncpu_;
   bool read_kernel_;

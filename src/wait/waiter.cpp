@@ -139,10 +139,8 @@ int Waiter::wait(Backend& be, Cqe* out, unsigned max, unsigned min, bool pending
     case HIO_WAIT_HYBRID:
       if (int r = be.submit(); r < 0) return r;
       return hybrid(be, out, max, min, n, hybrid_sleep_ns(), st);
-    case HIO_WAIT_ADAPTIVE:
-      return adaptive_wait(be, out, max, min, n, hint, st);
-    default:
-      return block(be, out, max, min, n, st);
+    case HIO_WAIT_ADAPTIVE: return adaptive_wait(be, out, max, min, n, hint, st);
+    default: return block(be, out, max, min, n, st);
   }
 }
 

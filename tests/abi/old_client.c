@@ -14,12 +14,12 @@
 #include <string.h>
 
 static int failures;
-#define EXPECT(cond)                                                                  \
-  do {                                                                                \
-    if (!(cond)) {                                                                    \
+#define EXPECT(cond)                                                                        \
+  do {                                                                                      \
+    if (!(cond)) {                                                                          \
       fprintf(stderr, "old_client: line %d: %s (%s)\n", __LINE__, #cond, hio_last_error()); \
-      failures++;                                                                     \
-    }                                                                                 \
+      failures++;                                                                           \
+    }                                                                                       \
   } while (0)
 
 /* The older layouts: the first fields of today's, nothing after them. */

@@ -86,11 +86,10 @@ TEST(Options, DefaultsWithOneGlobalOption) {
 }
 
 TEST(Options, EveryOption) {
-  Invocation inv = parse({"--name=j", "--filename=/dev/null", "--size=1g", "--rw=randrw", "--rwmixread=70",
-                          "--bs=64k", "--iodepth=32", "--numjobs=2", "--runtime=500ms", "--time_based",
-                          "--ramp_time=2s", "--direct=1", "--cpus_allowed=0-2,5", "--rate_iops=1000",
-                          "--verify=crc32c", "--completion=hybrid", "--hybrid_sleep_us=3.5",
-                          "--output-format=json", "--output=out.json"});
+  Invocation inv = parse({"--name=j", "--filename=/dev/null", "--size=1g", "--rw=randrw", "--rwmixread=70", "--bs=64k",
+                          "--iodepth=32", "--numjobs=2", "--runtime=500ms", "--time_based", "--ramp_time=2s",
+                          "--direct=1", "--cpus_allowed=0-2,5", "--rate_iops=1000", "--verify=crc32c",
+                          "--completion=hybrid", "--hybrid_sleep_us=3.5", "--output-format=json", "--output=out.json"});
   ASSERT_EQ(inv.jobs.size(), 2u);  // numjobs copies
   const JobOptions& j = inv.jobs[1];
   EXPECT_EQ(j.name, "j");
@@ -117,9 +116,9 @@ TEST(Options, RwNamesAndHelpers) {
     const char* v;
     Rw rw;
     bool r, w, rnd;
-  } cases[] = {{"read", Rw::Read, true, false, false},         {"write", Rw::Write, false, true, false},
-               {"randread", Rw::RandRead, true, false, true},  {"randwrite", Rw::RandWrite, false, true, true},
-               {"rw", Rw::ReadWrite, true, true, false},       {"readwrite", Rw::ReadWrite, true, true, false},
+  } cases[] = {{"read", Rw::Read, true, false, false},        {"write", Rw::Write, false, true, false},
+               {"randread", Rw::RandRead, true, false, true}, {"randwrite", Rw::RandWrite, false, true, true},
+               {"rw", Rw::ReadWrite, true, true, false},      {"readwrite", Rw::ReadWrite, true, true, false},
                {"randrw", Rw::RandRw, true, true, true}};
   for (const auto& c : cases) {
     Invocation inv = parse({"--filename=x", std::string("--rw=") + c.v});
@@ -177,46 +176,45 @@ TEST_P(OptionsError, NamesTheValue) {
 
 INSTANTIATE_TEST_SUITE_P(
     CommandLine, OptionsError,
-    testing::Values(
-        BadArgs{{"--filename=x", "--bs=0"}, {"'0'", "--bs"}},
-        BadArgs{{"--filename=x", "--bs=65m"}, {"'65m'", "--bs"}},
-        BadArgs{{"--filename=x", "--bs=4q"}, {"'4q'", "--bs"}},
-        BadArgs{{"--filename=x", "--iodepth=-1"}, {"'-1'", "--iodepth"}},
-        BadArgs{{"--filename=x", "--iodepth=0"}, {"'0'", "--iodepth"}},
-        BadArgs{{"--filename=x", "--iodepth=4097"}, {"'4097'", "--iodepth"}},
-        BadArgs{{"--filename=x", "--iodepth=two"}, {"'two'", "--iodepth"}},
-        BadArgs{{"--filename=x", "--rw=sideways"}, {"'sideways'", "--rw"}},
-        BadArgs{{"--filename=x", "--rwmixread=101"}, {"'101'", "--rwmixread"}},
-        BadArgs{{"--filename=x", "--numjobs=0"}, {"'0'", "--numjobs"}},
-        BadArgs{{"--filename=x", "--size=0"}, {"'0'", "--size"}},
-        BadArgs{{"--filename=x", "--runtime=-5"}, {"'-5'", "--runtime"}},
-        BadArgs{{"--filename=x", "--runtime=10x"}, {"'10x'", "--runtime"}},
-        BadArgs{{"--filename=x", "--ramp_time=ms"}, {"'ms'", "--ramp_time"}},
-        BadArgs{{"--filename=x", "--time_based=maybe"}, {"'maybe'", "--time_based"}},
-        BadArgs{{"--filename=x", "--direct=2"}, {"'2'", "--direct"}},
-        BadArgs{{"--filename=x", "--cpus_allowed=3-1"}, {"'3-1'", "reversed"}},
-        BadArgs{{"--filename=x", "--cpus_allowed=0,,1"}, {"'0,,1'", "--cpus_allowed"}},
-        BadArgs{{"--filename=x", "--cpus_allowed=2000"}, {"'2000'", "--cpus_allowed"}},
-        BadArgs{{"--filename=x", "--rate_iops=-3"}, {"'-3'", "--rate_iops"}},
-        BadArgs{{"--filename=x", "--verify=md5"}, {"'md5'", "--verify"}},
-        BadArgs{{"--filename=x", "--completion=turbo"}, {"'turbo'", "--completion"}},
-        BadArgs{{"--filename=x", "--completion=hybrid", "--hybrid_sleep_us=-1"}, {"'-1'", "--hybrid_sleep_us"}},
-        BadArgs{{"--filename="}, {"''", "--filename"}},
-        BadArgs{{"--filename=x", "--output-format=xml"}, {"'xml'", "--output-format"}},
-        BadArgs{{"--filename=x", "--output"}, {"--output"}},
-        BadArgs{{"--filename=x", "--frobnicate=1"}, {"unknown option", "frobnicate"}},
-        BadArgs{{"--filename=x", "--frobnicate"}, {"unknown option '--frobnicate'"}},
-        BadArgs{{"--filename=x", "-x"}, {"unknown option '-x'"}},
-        BadArgs{{"--filename=x", "--bs"}, {"--bs", "needs a value"}},
-        BadArgs{{"--name=a", "--iodepth=abc"}, {"'abc'", "--iodepth"}},  // within a job
-        // Whole-job checks name the job and the options in conflict.
-        BadArgs{{}, {"no job"}},
-        BadArgs{{"--bs=4k"}, {"'hio-bench'", "no --filename"}},
-        BadArgs{{"--name=mine", "--bs=4k"}, {"'mine'", "no --filename"}},
-        BadArgs{{"--filename=x", "--time_based"}, {"--time_based needs --runtime"}},
-        BadArgs{{"--filename=x", "--size=1k", "--bs=4k"}, {"--size=1024", "--bs=4096"}},
-        BadArgs{{"--filename=x", "--verify=crc32c", "--bs=16"}, {"--verify=crc32c", "32"}},
-        BadArgs{{"--filename=x", "--hybrid_sleep_us=5"}, {"--hybrid_sleep_us", "hybrid"}}));
+    testing::Values(BadArgs{{"--filename=x", "--bs=0"}, {"'0'", "--bs"}},
+                    BadArgs{{"--filename=x", "--bs=65m"}, {"'65m'", "--bs"}},
+                    BadArgs{{"--filename=x", "--bs=4q"}, {"'4q'", "--bs"}},
+                    BadArgs{{"--filename=x", "--iodepth=-1"}, {"'-1'", "--iodepth"}},
+                    BadArgs{{"--filename=x", "--iodepth=0"}, {"'0'", "--iodepth"}},
+                    BadArgs{{"--filename=x", "--iodepth=4097"}, {"'4097'", "--iodepth"}},
+                    BadArgs{{"--filename=x", "--iodepth=two"}, {"'two'", "--iodepth"}},
+                    BadArgs{{"--filename=x", "--rw=sideways"}, {"'sideways'", "--rw"}},
+                    BadArgs{{"--filename=x", "--rwmixread=101"}, {"'101'", "--rwmixread"}},
+                    BadArgs{{"--filename=x", "--numjobs=0"}, {"'0'", "--numjobs"}},
+                    BadArgs{{"--filename=x", "--size=0"}, {"'0'", "--size"}},
+                    BadArgs{{"--filename=x", "--runtime=-5"}, {"'-5'", "--runtime"}},
+                    BadArgs{{"--filename=x", "--runtime=10x"}, {"'10x'", "--runtime"}},
+                    BadArgs{{"--filename=x", "--ramp_time=ms"}, {"'ms'", "--ramp_time"}},
+                    BadArgs{{"--filename=x", "--time_based=maybe"}, {"'maybe'", "--time_based"}},
+                    BadArgs{{"--filename=x", "--direct=2"}, {"'2'", "--direct"}},
+                    BadArgs{{"--filename=x", "--cpus_allowed=3-1"}, {"'3-1'", "reversed"}},
+                    BadArgs{{"--filename=x", "--cpus_allowed=0,,1"}, {"'0,,1'", "--cpus_allowed"}},
+                    BadArgs{{"--filename=x", "--cpus_allowed=2000"}, {"'2000'", "--cpus_allowed"}},
+                    BadArgs{{"--filename=x", "--rate_iops=-3"}, {"'-3'", "--rate_iops"}},
+                    BadArgs{{"--filename=x", "--verify=md5"}, {"'md5'", "--verify"}},
+                    BadArgs{{"--filename=x", "--completion=turbo"}, {"'turbo'", "--completion"}},
+                    BadArgs{{"--filename=x", "--completion=hybrid", "--hybrid_sleep_us=-1"},
+                            {"'-1'", "--hybrid_sleep_us"}},
+                    BadArgs{{"--filename="}, {"''", "--filename"}},
+                    BadArgs{{"--filename=x", "--output-format=xml"}, {"'xml'", "--output-format"}},
+                    BadArgs{{"--filename=x", "--output"}, {"--output"}},
+                    BadArgs{{"--filename=x", "--frobnicate=1"}, {"unknown option", "frobnicate"}},
+                    BadArgs{{"--filename=x", "--frobnicate"}, {"unknown option '--frobnicate'"}},
+                    BadArgs{{"--filename=x", "-x"}, {"unknown option '-x'"}},
+                    BadArgs{{"--filename=x", "--bs"}, {"--bs", "needs a value"}},
+                    BadArgs{{"--name=a", "--iodepth=abc"}, {"'abc'", "--iodepth"}},  // within a job
+                    // Whole-job checks name the job and the options in conflict.
+                    BadArgs{{}, {"no job"}}, BadArgs{{"--bs=4k"}, {"'hio-bench'", "no --filename"}},
+                    BadArgs{{"--name=mine", "--bs=4k"}, {"'mine'", "no --filename"}},
+                    BadArgs{{"--filename=x", "--time_based"}, {"--time_based needs --runtime"}},
+                    BadArgs{{"--filename=x", "--size=1k", "--bs=4k"}, {"--size=1024", "--bs=4096"}},
+                    BadArgs{{"--filename=x", "--verify=crc32c", "--bs=16"}, {"--verify=crc32c", "32"}},
+                    BadArgs{{"--filename=x", "--hybrid_sleep_us=5"}, {"--hybrid_sleep_us", "hybrid"}}));
 
 // ---- job files -----------------------------------------------------------------
 

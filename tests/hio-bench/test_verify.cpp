@@ -10,8 +10,8 @@
 #include "test_util.hpp"
 #include "verify.hpp"
 
-using hiotest::Buf;
 using hiotest::aligned_buf;
+using hiotest::Buf;
 
 TEST(Verify, Crc32cCheckValue) {
   // The standard CRC-32C (Castagnoli) check value.

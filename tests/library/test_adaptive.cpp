@@ -292,7 +292,8 @@ TEST(AdaptivePolicy, AStaleLeadIsMeasuredAgainBeforeASwitch) {
       p.on_tick(now, p.settled(), on_poll ? Settled::sample(30000, 10000) : Settled::sample(holds ? 60000 : 18000, 0),
                 on_poll ? beside_poll : beside_sleeper);
     }
-    EXPECT_EQ(p.settled(), holds ? Mode::interrupt : Mode::poll) << (holds ? "the lead held" : "the lead was the device");
+    EXPECT_EQ(p.settled(), holds ? Mode::interrupt : Mode::poll)
+        << (holds ? "the lead held" : "the lead was the device");
   }
 }
 
@@ -357,7 +358,7 @@ TEST(AdaptivePolicy, TicksWithTooFewCompletionsTeachNothing) {
 TEST(AdaptivePolicy, RatesAreMeasuredOverTheTimeTheThreadCouldRun) {
   AdaptivePolicy p;
   TickSample s = Settled::sample(50000, 20000);  // 100 completions in 2 ms...
-  s.delay_share = 0.5;                            // ...while running half of it
+  s.delay_share = 0.5;                           // ...while running half of it
   p.on_tick(kTick, Mode::poll, s, sig(0.5));
   EXPECT_NEAR(p.cost(Mode::poll, 0.5).iops, 50000, 1);
   EXPECT_NEAR(p.cost(Mode::poll, 0.5).iops_free, 100000, 1);
@@ -404,7 +405,7 @@ TEST(LevelHold, AHeavyNeighbourIsReadAtOnce) {
   uint64_t t = 0;
   for (; t < at; t += kMs / 4) ASSERT_EQ(h.update(t, arrival(t, at)), 0);
   while (h.update(t, arrival(t, at)) == 0) t += kMs / 4;
-  EXPECT_EQ(h.level(), 3);  // light and medium are passed through, not acted on
+  EXPECT_EQ(h.level(), 3);     // light and medium are passed through, not acted on
   EXPECT_LE(t - at, 3 * kMs);  // as soon as the window reads 0.3
   for (; t < 100 * kMs; t += kMs / 4) h.update(t, 0.5);
   EXPECT_EQ(h.update(t, 0.0), 0);  // and its departure once the window has emptied

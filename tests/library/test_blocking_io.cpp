@@ -6,12 +6,12 @@
 // not counted there.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <atomic>
 #include <cstring>
 #include <fstream>
 #include <string>
 #include <thread>
-#include <unistd.h>
 
 #include "hybridio/hio_adaptive.h"
 #include "test_util.hpp"

@@ -51,8 +51,8 @@ const std::string& shm_dir() {
   return dir;
 }
 
-#define REQUIRE_SHM()                                                          \
-  do {                                                                         \
+#define REQUIRE_SHM()                                                       \
+  do {                                                                      \
     if (shm_dir().empty()) GTEST_SKIP() << "no writable tmpfs at /dev/shm"; \
   } while (0)
 

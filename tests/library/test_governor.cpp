@@ -73,21 +73,21 @@ TEST(CoreLoad, TheAggregateLineIsNoCpu) {
   std::vector<uint64_t> idle;
   EXPECT_FALSE(parse_proc_stat_idle("cpu  2061 0 1542 88321 120 0 33 0 0 0\n", idle));
   idle.clear();
-  ASSERT_TRUE(parse_proc_stat_idle(
-      "cpu  2061 0 1542 88321 120 0 33 0 0 0\n"
-      "cpu0 1030 0 771 44160 60 0 16 0 0 0\n"
-      "cpu1 1031 0 771 44161 60 0 17 0 0 0\n",
-      idle));
+  ASSERT_TRUE(
+      parse_proc_stat_idle("cpu  2061 0 1542 88321 120 0 33 0 0 0\n"
+                           "cpu0 1030 0 771 44160 60 0 16 0 0 0\n"
+                           "cpu1 1031 0 771 44161 60 0 17 0 0 0\n",
+                           idle));
   EXPECT_EQ(idle.size(), 2u);
   EXPECT_EQ(idle[1], 44161u + 60u);
 }
 
 TEST(CoreLoad, ParsesPsiSomeTotal) {
   uint64_t us = 0;
-  ASSERT_TRUE(parse_psi_some_us(
-      "some avg10=1.25 avg60=0.40 avg300=0.08 total=123456789\n"
-      "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n",
-      &us));
+  ASSERT_TRUE(
+      parse_psi_some_us("some avg10=1.25 avg60=0.40 avg300=0.08 total=123456789\n"
+                        "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n",
+                        &us));
   EXPECT_EQ(us, 123456789u);
   // Kernels before 5.13 have no "full" line for the CPU.
   ASSERT_TRUE(parse_psi_some_us("some avg10=0.00 avg60=0.00 avg300=0.00 total=42\n", &us));
@@ -99,10 +99,10 @@ TEST(CoreLoad, MalformedPsiIsRefused) {
   EXPECT_FALSE(parse_psi_some_us("", &us));
   EXPECT_FALSE(parse_psi_some_us("full avg10=0.00 avg60=0.00 avg300=0.00 total=5\n", &us));
   // "some" without its total; the "full" line's must not stand in for it.
-  EXPECT_FALSE(parse_psi_some_us(
-      "some avg10=0.00 avg60=0.00 avg300=0.00\n"
-      "full avg10=0.00 avg60=0.00 avg300=0.00 total=5\n",
-      &us));
+  EXPECT_FALSE(
+      parse_psi_some_us("some avg10=0.00 avg60=0.00 avg300=0.00\n"
+                        "full avg10=0.00 avg60=0.00 avg300=0.00 total=5\n",
+                        &us));
   EXPECT_FALSE(parse_psi_some_us("some avg10=0.00 avg60=0.00 avg300=0.00 total=\n", &us));
   EXPECT_FALSE(parse_psi_some_us("some avg10=0.00 avg60=0.00 avg300=0.00 total=abc\n", &us));
   EXPECT_EQ(us, 7u);  // untouched on failure
@@ -402,7 +402,7 @@ Signals seen(const Device& d, Mode m, bool neighbour, Objective obj) {
     g.demand = 1.0;
   } else {
     g.contention = 1 - own_share(d, m, 0);  // ~0.65 beside the disk's interrupts
-    g.demand = g.contention;                 // beside a sleeper use is all the window shows
+    g.demand = g.contention;                // beside a sleeper use is all the window shows
   }
   return g;
 }

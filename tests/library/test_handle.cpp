@@ -7,9 +7,9 @@
 
 #include <map>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <utility>
-#include <string>
 #include <vector>
 
 #include "hybridio/hio.hpp"

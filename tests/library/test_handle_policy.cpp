@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
-#include <thread>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "handle/fair_lock.hpp"

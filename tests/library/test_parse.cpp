@@ -20,10 +20,20 @@ TEST(ParseSize, PlainAndSuffixed) {
     const char* s;
     uint64_t v;
   } cases[] = {
-      {"0", 0},           {"4096", 4096},         {"512b", 512},         {"4k", 4096},
-      {"4K", 4096},       {"4kb", 4096},          {"4KiB", 4096},        {"1m", 1 << 20},
-      {"1MiB", 1 << 20},  {"2g", 2ull << 30},     {"2GB", 2ull << 30},   {"1t", 1ull << 40},
-      {"16777215t", 16777215ull << 40},           {"18446744073709551615", UINT64_MAX},
+      {"0", 0},
+      {"4096", 4096},
+      {"512b", 512},
+      {"4k", 4096},
+      {"4K", 4096},
+      {"4kb", 4096},
+      {"4KiB", 4096},
+      {"1m", 1 << 20},
+      {"1MiB", 1 << 20},
+      {"2g", 2ull << 30},
+      {"2GB", 2ull << 30},
+      {"1t", 1ull << 40},
+      {"16777215t", 16777215ull << 40},
+      {"18446744073709551615", UINT64_MAX},
   };
   for (const auto& c : cases) {
     uint64_t v = 1234;
@@ -80,7 +90,9 @@ TEST(EmuSpec, Profiles) {
   struct {
     const char* name;
     double lat_us, iops, bw;
-  } profiles[] = {{"pcie3", 15, 420000, 3500}, {"pcie4", 8, 1500000, 7000}, {"optane", 10, 550000, 2500},
+  } profiles[] = {{"pcie3", 15, 420000, 3500},
+                  {"pcie4", 8, 1500000, 7000},
+                  {"optane", 10, 550000, 2500},
                   {"nand", 80, 200000, 2000}};
   for (const auto& p : profiles) {
     hio::EmuConfig c;
@@ -171,28 +183,22 @@ TEST_P(EmuSpecError, NamesTheProblem) {
 
 INSTANTIATE_TEST_SUITE_P(
     AllPaths, EmuSpecError,
-    testing::Values(BadSpec{"pcie4", {"does not start with 'emu:'"}},
-                    BadSpec{"emu:", {"no profile", "pcie4"}},
-                    BadSpec{"emu:pcie9", {"unknown profile 'pcie9'", "nand"}},
-                    BadSpec{"emu:pcie4,fast", {"'fast' is not key=value"}},
-                    BadSpec{"emu:pcie4,colour=red", {"unknown key 'colour'", "lat_us"}},
-                    BadSpec{"emu:pcie4,lat_us=0", {"'0'", "lat_us"}},
-                    BadSpec{"emu:pcie4,lat_us=abc", {"'abc'", "lat_us"}},
-                    BadSpec{"emu:pcie4,iops=0", {"'0'", "iops"}},
-                    BadSpec{"emu:pcie4,channels=1.5", {"'1.5'", "channels"}},
-                    BadSpec{"emu:pcie4,channels=5000", {"'5000'", "channels"}},
-                    BadSpec{"emu:pcie4,bw_mbps=-1", {"'-1'", "bw_mbps"}},
-                    BadSpec{"emu:pcie4,jitter_us=-2", {"'-2'", "jitter_us"}},
-                    BadSpec{"emu:pcie4,wlat_us=0.01", {"'0.01'", "wlat_us"}},
-                    BadSpec{"emu:pcie4,size=0", {"'0'", "size"}},
-                    BadSpec{"emu:pcie4,size=12q", {"'12q'", "size"}},
-                    BadSpec{"emu:pcie4,lba=1024", {"'1024'", "lba"}},
-                    BadSpec{"emu:pcie4,seed=x", {"'x'", "seed"}},
-                    BadSpec{"emu:pcie4,fail_offset=-1", {"'-1'", "fail_offset"}},
-                    BadSpec{"emu:pcie4,fail_rate=2", {"'2'", "fail_rate"}},
-                    BadSpec{"emu:pcie4,fail_op=trim", {"'trim'", "fail_op"}},
-                    BadSpec{"emu:pcie4,slow_rate=1.5", {"'1.5'", "slow_rate"}},
-                    BadSpec{"emu:pcie4,slow_factor=0.5", {"'0.5'", "slow_factor"}},
-                    BadSpec{"emu:pcie4,corrupt_offset=abc", {"'abc'", "corrupt_offset"}},
-                    BadSpec{"emu:pcie4,lat_us=", {"''", "lat_us"}},
-                    BadSpec{"emu:lat_us=5,jitter_us=6", {"jitter_us must not exceed lat_us"}}));
+    testing::Values(
+        BadSpec{"pcie4", {"does not start with 'emu:'"}}, BadSpec{"emu:", {"no profile", "pcie4"}},
+        BadSpec{"emu:pcie9", {"unknown profile 'pcie9'", "nand"}},
+        BadSpec{"emu:pcie4,fast", {"'fast' is not key=value"}},
+        BadSpec{"emu:pcie4,colour=red", {"unknown key 'colour'", "lat_us"}},
+        BadSpec{"emu:pcie4,lat_us=0", {"'0'", "lat_us"}}, BadSpec{"emu:pcie4,lat_us=abc", {"'abc'", "lat_us"}},
+        BadSpec{"emu:pcie4,iops=0", {"'0'", "iops"}}, BadSpec{"emu:pcie4,channels=1.5", {"'1.5'", "channels"}},
+        BadSpec{"emu:pcie4,channels=5000", {"'5000'", "channels"}},
+        BadSpec{"emu:pcie4,bw_mbps=-1", {"'-1'", "bw_mbps"}}, BadSpec{"emu:pcie4,jitter_us=-2", {"'-2'", "jitter_us"}},
+        BadSpec{"emu:pcie4,wlat_us=0.01", {"'0.01'", "wlat_us"}}, BadSpec{"emu:pcie4,size=0", {"'0'", "size"}},
+        BadSpec{"emu:pcie4,size=12q", {"'12q'", "size"}}, BadSpec{"emu:pcie4,lba=1024", {"'1024'", "lba"}},
+        BadSpec{"emu:pcie4,seed=x", {"'x'", "seed"}}, BadSpec{"emu:pcie4,fail_offset=-1", {"'-1'", "fail_offset"}},
+        BadSpec{"emu:pcie4,fail_rate=2", {"'2'", "fail_rate"}},
+        BadSpec{"emu:pcie4,fail_op=trim", {"'trim'", "fail_op"}},
+        BadSpec{"emu:pcie4,slow_rate=1.5", {"'1.5'", "slow_rate"}},
+        BadSpec{"emu:pcie4,slow_factor=0.5", {"'0.5'", "slow_factor"}},
+        BadSpec{"emu:pcie4,corrupt_offset=abc", {"'abc'", "corrupt_offset"}},
+        BadSpec{"emu:pcie4,lat_us=", {"''", "lat_us"}},
+        BadSpec{"emu:lat_us=5,jitter_us=6", {"jitter_us must not exceed lat_us"}}));

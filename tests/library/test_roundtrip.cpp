@@ -117,8 +117,10 @@ TEST_P(RoundTrip, WriteReadCompare) {
   }
   run_ios_ok(q, ios, k.depth);
   // Read back in a different order than written.
-  if (k.random) std::shuffle(order.begin(), order.end(), rng);
-  else std::reverse(order.begin(), order.end());
+  if (k.random)
+    std::shuffle(order.begin(), order.end(), rng);
+  else
+    std::reverse(order.begin(), order.end());
   for (uint32_t i = 0; i < n; i++) {
     uint64_t off = uint64_t(order[i]) * k.size;
     ios[i] = hio_io{HIO_OP_READ, t, r.get() + off, k.size, off, i};
@@ -141,8 +143,7 @@ TEST_P(RoundTrip, WriteReadCompare) {
 
 INSTANTIATE_TEST_SUITE_P(Matrix, RoundTrip, testing::ValuesIn(cases()), [](const auto& info) {
   const Case& k = info.param;
-  return config_name(k.c) + "_" + size_name(k.size) + (k.random ? "_rand" : "_seq") + "_qd" +
-         std::to_string(k.depth);
+  return config_name(k.c) + "_" + size_name(k.size) + (k.random ? "_rand" : "_seq") + "_qd" + std::to_string(k.depth);
 });
 
 // The sync helpers, over the same backends and strategies.

@@ -174,7 +174,8 @@ TEST_P(StrategyChange, LosesNoCompletion) {
   ASSERT_GE(t, 0) << hio_last_error();
   Buf b = aligned_buf(32 * 4096);
   std::vector<hio_io> ios;
-  for (uint32_t i = 0; i < 32; i++) ios.push_back({i % 2 ? HIO_OP_READ : HIO_OP_WRITE, t, b.get() + i * 4096, 4096, i * 4096ull, i});
+  for (uint32_t i = 0; i < 32; i++)
+    ios.push_back({i % 2 ? HIO_OP_READ : HIO_OP_WRITE, t, b.get() + i * 4096, 4096, i * 4096ull, i});
   ASSERT_EQ(hio_submit(q, ios.data(), 32, 0), 32) << hio_last_error();
 
   std::vector<int> seen(32, 0);
@@ -204,19 +205,18 @@ TEST_P(StrategyChange, LosesNoCompletion) {
   EXPECT_EQ(st.completed, 32u);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Orders, StrategyChange,
-    testing::Values(std::vector{HIO_WAIT_INTERRUPT, HIO_WAIT_POLL, HIO_WAIT_HYBRID},
-                    std::vector{HIO_WAIT_INTERRUPT, HIO_WAIT_HYBRID, HIO_WAIT_POLL},
-                    std::vector{HIO_WAIT_POLL, HIO_WAIT_INTERRUPT, HIO_WAIT_HYBRID},
-                    std::vector{HIO_WAIT_POLL, HIO_WAIT_HYBRID, HIO_WAIT_INTERRUPT},
-                    std::vector{HIO_WAIT_HYBRID, HIO_WAIT_INTERRUPT, HIO_WAIT_POLL},
-                    std::vector{HIO_WAIT_HYBRID, HIO_WAIT_POLL, HIO_WAIT_INTERRUPT}),
-    [](const auto& info) {
-      std::string n;
-      for (auto m : info.param) n += std::string(n.empty() ? "" : "_") + hio_wait_mode_name(m);
-      return n;
-    });
+INSTANTIATE_TEST_SUITE_P(Orders, StrategyChange,
+                         testing::Values(std::vector{HIO_WAIT_INTERRUPT, HIO_WAIT_POLL, HIO_WAIT_HYBRID},
+                                         std::vector{HIO_WAIT_INTERRUPT, HIO_WAIT_HYBRID, HIO_WAIT_POLL},
+                                         std::vector{HIO_WAIT_POLL, HIO_WAIT_INTERRUPT, HIO_WAIT_HYBRID},
+                                         std::vector{HIO_WAIT_POLL, HIO_WAIT_HYBRID, HIO_WAIT_INTERRUPT},
+                                         std::vector{HIO_WAIT_HYBRID, HIO_WAIT_INTERRUPT, HIO_WAIT_POLL},
+                                         std::vector{HIO_WAIT_HYBRID, HIO_WAIT_POLL, HIO_WAIT_INTERRUPT}),
+                         [](const auto& info) {
+                           std::string n;
+                           for (auto m : info.param) n += std::string(n.empty() ? "" : "_") + hio_wait_mode_name(m);
+                           return n;
+                         });
 
 // Only a change of mode counts; new hybrid parameters are not a mode change.
 TEST(Strategy, SameModeIsNotCountedAsAChange) {

@@ -168,11 +168,13 @@ TEST(ThreadsSharedQueue, AsyncSubmitAndReapFromFourThreads) {
       unsigned sent = 0;
       while (reaped.load() < kThreads * kPerThread && failures.load() == 0) {
         if (sent < kPerThread) {
-          hio_io io{HIO_OP_READ, t, b.get() + i * kBlock, kBlock, (i * kPerThread + sent) * uint64_t(kBlock),
+          hio_io io{HIO_OP_READ,          t, b.get() + i * kBlock, kBlock, (i * kPerThread + sent) * uint64_t(kBlock),
                     i * kPerThread + sent};
           int r = hio_submit(q, &io, 1, 0);
-          if (r == 1) sent++;
-          else if (r != -EBUSY) failures++;
+          if (r == 1)
+            sent++;
+          else if (r != -EBUSY)
+            failures++;
         }
         // Never wait for more than is in flight, or this thread could wait
         // for completions another thread takes.
@@ -180,8 +182,10 @@ TEST(ThreadsSharedQueue, AsyncSubmitAndReapFromFourThreads) {
         if (r == 0 && hio_queue_inflight_get(q) > 0) r = hio_reap(q, cs, 1, 1);
         if (r < 0) failures++;
         for (int k = 0; k < r; k++) {
-          if (cs[k].tag >= seen.size() || cs[k].res != int(kBlock)) failures++;
-          else seen[cs[k].tag]++;
+          if (cs[k].tag >= seen.size() || cs[k].res != int(kBlock))
+            failures++;
+          else
+            seen[cs[k].tag]++;
         }
         if (r > 0) reaped += unsigned(r);
       }
@@ -206,15 +210,18 @@ TEST(ThreadsStrategy, ChangeFromAnotherThreadDuringIo) {
     const hio_strategy cycle[] = {strat(HIO_WAIT_POLL), strat(HIO_WAIT_HYBRID, 3000), strat(HIO_WAIT_INTERRUPT),
                                   strat(HIO_WAIT_ADAPTIVE), strat(HIO_WAIT_HYBRID, 0, 0.5)};
     for (unsigned k = 0; !done.load(); k++) {
-      if (hio_queue_strategy_set(q, &cycle[k % 5]) == 0) changes++;
-      else change_errors++;
+      if (hio_queue_strategy_set(q, &cycle[k % 5]) == 0)
+        changes++;
+      else
+        change_errors++;
       std::this_thread::sleep_for(std::chrono::microseconds(100));
     }
   });
   Buf b = aligned_buf(32 * kBlock);
   std::vector<hio_io> ios;
   for (uint32_t i = 0; i < 256; i++)
-    ios.push_back({i % 3 ? HIO_OP_READ : HIO_OP_WRITE, t, b.get() + (i % 32) * kBlock, kBlock, i * uint64_t(kBlock), i});
+    ios.push_back(
+        {i % 3 ? HIO_OP_READ : HIO_OP_WRITE, t, b.get() + (i % 32) * kBlock, kBlock, i * uint64_t(kBlock), i});
   // Keep the I/O going until the changer has switched modes a few dozen
   // times, so the changes land amid reaps (bounded, should it stall).
   unsigned rounds = 0;

@@ -116,8 +116,8 @@ inline const std::string& scratch_dir() {
   return dir;
 }
 
-#define REQUIRE_SCRATCH()                                                                       \
-  do {                                                                                          \
+#define REQUIRE_SCRATCH()                                                                        \
+  do {                                                                                           \
     if (::hiotest::scratch_dir().empty()) GTEST_SKIP() << "no directory here supports O_DIRECT"; \
   } while (0)
 

@@ -99,7 +99,8 @@ TEST_P(Db, WrittenFlushedCompactedAndReopened) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, Db,
-                         ::testing::Values("hybridio://?completion=interrupt", "hybridio://?completion=poll&emulate=pcie3",
+                         ::testing::Values("hybridio://?completion=interrupt",
+                                           "hybridio://?completion=poll&emulate=pcie3",
                                            "hybridio://?completion=interrupt&writes=hybridio",
                                            "hybridio://?completion=poll&cache_mb=8&writes=hybridio",
                                            "hybridio://?completion=hybrid&direct=0&writes=hybridio",

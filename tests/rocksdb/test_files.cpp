@@ -159,8 +159,10 @@ TEST_P(Files, MultiReadAndReadAsync) {
   EXPECT_EQ(st.async_reads, 3u);
   EXPECT_GE(st.reads, 15u);
   // Syncs are hybridio's only where it writes.
-  if (Contains(GetParam().uri, "writes=hybridio")) EXPECT_GT(st.syncs, 0u);
-  else EXPECT_EQ(st.syncs, 0u);
+  if (Contains(GetParam().uri, "writes=hybridio"))
+    EXPECT_GT(st.syncs, 0u);
+  else
+    EXPECT_EQ(st.syncs, 0u);
 }
 
 TEST_P(Files, SequentialReadAndReopenedAppend) {

@@ -4,8 +4,8 @@
 #include <sched.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <unistd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -15,9 +15,9 @@
 #include <numeric>
 #include <random>
 
-#include "util/clock.hpp"
 #include <tuple>
 #include <utility>
+#include "util/clock.hpp"
 #include "verify.hpp"
 
 namespace hiobench {
@@ -211,9 +211,10 @@ class Runner {
       hio_reaper_stats rs1 = sh_.reaper_stats(o_);
       r.reaper_cpu_pct = 100.0 * double(rs1.cpu_ns - rs0.cpu_ns) / double(wall);
       uint64_t sleeps = rs1.sleeps - rs0.sleeps;
-      r.reaper_period_us = sleeps ? (rs1.period_ns_mean * double(rs1.sleeps) - rs0.period_ns_mean * double(rs0.sleeps)) /
-                                        double(sleeps) / 1e3
-                                  : 0;
+      r.reaper_period_us = sleeps
+                               ? (rs1.period_ns_mean * double(rs1.sleeps) - rs0.period_ns_mean * double(rs0.sleeps)) /
+                                     double(sleeps) / 1e3
+                               : 0;
       r.reaper_period_now_us = double(rs1.period_ns) / 1e3;
       r.reaper_rounds = rs1.rounds - rs0.rounds;
       r.reaper_contention = rs1.contention;
@@ -448,7 +449,8 @@ void lay_out(hio_engine* engine, const JobOptions& o, const std::string& where) 
   };
   for (uint64_t off = 0; off < o.size; off += kChunk) {
     uint32_t len = uint32_t(std::min<uint64_t>(kChunk, o.size - off));
-    if (o.direct && len % info.offset_align) len = (len + info.offset_align - 1) / info.offset_align * info.offset_align;
+    if (o.direct && len % info.offset_align)
+      len = (len + info.offset_align - 1) / info.offset_align * info.offset_align;
     if (hio_write(q.get(), t, mem.get(), len, off) < 0) failed("laying out the file");
     if (tty && (off / kChunk) % 64 == 0)
       std::fprintf(stderr, "\rLaying out %s: %llu of %llu MiB", o.filename.c_str(), (unsigned long long)(off >> 20),
@@ -459,7 +461,8 @@ void lay_out(hio_engine* engine, const JobOptions& o, const std::string& where) 
     std::remove(tmp.filename.c_str());
     throw RunError(where + "renaming the laid-out file: " + std::strerror(errno));
   }
-  if (tty) std::fprintf(stderr, "\rLaid out %s: %llu MiB%20s\n", o.filename.c_str(), (unsigned long long)(o.size >> 20), "");
+  if (tty)
+    std::fprintf(stderr, "\rLaid out %s: %llu MiB%20s\n", o.filename.c_str(), (unsigned long long)(o.size >> 20), "");
 }
 
 }  // namespace

@@ -42,9 +42,9 @@ struct JobResult {
   DirResult read, write;
   double usr_pct = 0, sys_pct = 0;
   uint64_t ctx = 0, majf = 0, minf = 0;
-  hio_queue_stats qs{};   // the job's (read) queue, shared or not
-  hio_handle_stats hs{};  // the job's handle: its own I/O only
-  hio_cache_stats cs{};   // --cache_mb
+  hio_queue_stats qs{};                                                       // the job's (read) queue, shared or not
+  hio_handle_stats hs{};                                                      // the job's handle: its own I/O only
+  hio_cache_stats cs{};                                                       // --cache_mb
   double reaper_cpu_pct = 0, reaper_period_us = 0, reaper_period_now_us = 0;  // --reaper=thread
   uint64_t reaper_rounds = 0;
   double reaper_contention = 0;  // the completion thread's, at the end (auto)
@@ -53,9 +53,9 @@ struct JobResult {
   uint64_t verified = 0, mismatches = 0;
   std::string first_mismatch;
   std::vector<TimelinePoint> timeline;
-  double start_unix_ms = 0;  // wall clock when the measured run began
+  double start_unix_ms = 0;    // wall clock when the measured run began
   uint64_t pacing_cpu_ns = 0;  // --rate_iops: the thread's CPU inside the pacing sleeps
-  bool has_view = false;  // --completion=adaptive: what it saw at the end
+  bool has_view = false;       // --completion=adaptive: what it saw at the end
   hio_adaptive_view view{};
 };
 

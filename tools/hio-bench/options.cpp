@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "options.hpp"
 
+#include <cmath>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -19,8 +20,7 @@ using Setter = std::function<void(JobOptions&, const std::string&)>;
 uint64_t size_value(const std::string& key, const std::string& v, uint64_t lo, uint64_t hi) {
   uint64_t u = 0;
   if (!hio::parse_size(v, &u)) invalid(key, v, "expected a size such as 4096, 4k, 1m or 1g");
-  if (u < lo || u > hi)
-    invalid(key, v, "must be from " + std::to_string(lo) + " to " + std::to_string(hi) + " bytes");
+  if (u < lo || u > hi) invalid(key, v, "must be from " + std::to_string(lo) + " to " + std::to_string(hi) + " bytes");
   return u;
 }
 
@@ -92,7 +92,8 @@ const std::map<std::string, Setter>& table() {
          if (it == m.end()) invalid("rw", v, "expected read, write, randread, randwrite, rw or randrw");
          o.rw = it->second;
        }},
-      {"rwmixread", [](JobOptions& o, const std::string& v) { o.rwmixread = unsigned(int_value("rwmixread", v, 0, 100)); }},
+      {"rwmixread",
+       [](JobOptions& o, const std::string& v) { o.rwmixread = unsigned(int_value("rwmixread", v, 0, 100)); }},
       {"bs", [](JobOptions& o, const std::string& v) { o.bs = uint32_t(size_value("bs", v, 1, 64ull << 20)); }},
       {"iodepth", [](JobOptions& o, const std::string& v) { o.iodepth = unsigned(int_value("iodepth", v, 1, 4096)); }},
       {"numjobs", [](JobOptions& o, const std::string& v) { o.numjobs = unsigned(int_value("numjobs", v, 1, 256)); }},
@@ -106,9 +107,12 @@ const std::map<std::string, Setter>& table() {
        [](JobOptions& o, const std::string& v) { o.rate_iops = uint64_t(int_value("rate_iops", v, 0, 100000000)); }},
       {"verify",
        [](JobOptions& o, const std::string& v) {
-         if (v == "crc32c") o.verify = true;
-         else if (v == "0" || v == "none") o.verify = false;
-         else invalid("verify", v, "expected crc32c or none");
+         if (v == "crc32c")
+           o.verify = true;
+         else if (v == "0" || v == "none")
+           o.verify = false;
+         else
+           invalid("verify", v, "expected crc32c or none");
        }},
       {"completion",
        [](JobOptions& o, const std::string& v) {
@@ -120,12 +124,14 @@ const std::map<std::string, Setter>& table() {
       {"adaptive_log",
        [](JobOptions& o, const std::string& v) {
          // A bare --adaptive_log (value "1") keeps its old meaning: every 100 ms.
-         if (v == "1") o.adaptive_log_ns = 100'000'000;
-         else if (v == "0") o.adaptive_log_ns = 0;
+         if (v == "1")
+           o.adaptive_log_ns = 100'000'000;
+         else if (v == "0")
+           o.adaptive_log_ns = 0;
          else {
            double s = seconds_value("adaptive_log", v);
            if (s < 1e-3 || s > 10) invalid("adaptive_log", v, "expected an interval from 1ms to 10s, or 0 for none");
-           o.adaptive_log_ns = uint64_t(s * 1e9 + 0.5);
+           o.adaptive_log_ns = uint64_t(std::llround(s * 1e9));
          }
        }},
       {"emulate",
@@ -142,41 +148,59 @@ const std::map<std::string, Setter>& table() {
        }},
       {"adaptive_objective",
        [](JobOptions& o, const std::string& v) {
-         if (hio_objective_parse(v.c_str(), &o.objective) < 0) invalid("adaptive_objective", v, "expected shared or own");
+         if (hio_objective_parse(v.c_str(), &o.objective) < 0)
+           invalid("adaptive_objective", v, "expected shared or own");
        }},
       {"queue",
        [](JobOptions& o, const std::string& v) {
-         if (v == "dedicated") o.queue = QueueMode::Dedicated;
-         else if (v == "shared") o.queue = QueueMode::Shared;
-         else if (v == "split_rw") o.queue = QueueMode::SplitRw;
-         else invalid("queue", v, "expected dedicated, shared or split_rw");
+         if (v == "dedicated")
+           o.queue = QueueMode::Dedicated;
+         else if (v == "shared")
+           o.queue = QueueMode::Shared;
+         else if (v == "split_rw")
+           o.queue = QueueMode::SplitRw;
+         else
+           invalid("queue", v, "expected dedicated, shared or split_rw");
        }},
       {"handle_priority",
        [](JobOptions& o, const std::string& v) {
-         if (v == "high") o.high_priority = true;
-         else if (v == "normal") o.high_priority = false;
-         else invalid("handle_priority", v, "expected high or normal");
+         if (v == "high")
+           o.high_priority = true;
+         else if (v == "normal")
+           o.high_priority = false;
+         else
+           invalid("handle_priority", v, "expected high or normal");
        }},
       {"cache_mb",
        [](JobOptions& o, const std::string& v) { o.cache_mb = uint64_t(int_value("cache_mb", v, 0, 1 << 20)); }},
       {"cache_policy",
        [](JobOptions& o, const std::string& v) {
-         if (v == "writethrough") o.cache_policy = HIO_CACHE_WRITE_THROUGH;
-         else if (v == "writeback") o.cache_policy = HIO_CACHE_WRITE_BACK;
-         else invalid("cache_policy", v, "expected writethrough or writeback");
+         if (v == "writethrough")
+           o.cache_policy = HIO_CACHE_WRITE_THROUGH;
+         else if (v == "writeback")
+           o.cache_policy = HIO_CACHE_WRITE_BACK;
+         else
+           invalid("cache_policy", v, "expected writethrough or writeback");
        }},
       {"readahead",
        [](JobOptions& o, const std::string& v) {
-         if (v == "auto") o.readahead = HIO_READAHEAD_AUTO;
-         else if (v == "off") o.readahead = HIO_READAHEAD_OFF;
-         else if (v == "on") o.readahead = HIO_READAHEAD_ON;
-         else invalid("readahead", v, "expected auto, off or on");
+         if (v == "auto")
+           o.readahead = HIO_READAHEAD_AUTO;
+         else if (v == "off")
+           o.readahead = HIO_READAHEAD_OFF;
+         else if (v == "on")
+           o.readahead = HIO_READAHEAD_ON;
+         else
+           invalid("readahead", v, "expected auto, off or on");
        }},
       {"reaper",
        [](JobOptions& o, const std::string& v) {
-         if (v == "self") o.reaper_thread = false;
-         else if (v == "thread") o.reaper_thread = true;
-         else invalid("reaper", v, "expected self or thread");
+         if (v == "self")
+           o.reaper_thread = false;
+         else if (v == "thread")
+           o.reaper_thread = true;
+         else
+           invalid("reaper", v, "expected self or thread");
        }},
       {"poll_period_us",
        [](JobOptions& o, const std::string& v) {
@@ -267,11 +291,12 @@ void read_job_file(const std::string& path, std::vector<JobOptions>& jobs) {
 }
 
 void check(const JobOptions& o) {
-  if (o.filename.empty()) throw UsageError("job '" + o.name + "': no --filename (a file, a block device or emu:PROFILE)");
+  if (o.filename.empty())
+    throw UsageError("job '" + o.name + "': no --filename (a file, a block device or emu:PROFILE)");
   if (o.time_based && o.runtime_s <= 0) throw UsageError("job '" + o.name + "': --time_based needs --runtime");
   if (o.size && o.size < o.bs)
-    throw UsageError("job '" + o.name + "': --size=" + std::to_string(o.size) + " is smaller than --bs=" +
-                     std::to_string(o.bs));
+    throw UsageError("job '" + o.name + "': --size=" + std::to_string(o.size) +
+                     " is smaller than --bs=" + std::to_string(o.bs));
   if (o.verify && o.bs < 32)
     throw UsageError("job '" + o.name + "': --verify=crc32c needs --bs of at least 32 bytes (its header)");
   auto given = [&](const char* k) { return o.given.count(k) > 0; };
@@ -368,9 +393,11 @@ Invocation parse_invocation(int argc, char** argv) {
   for (auto& j : all) {
     check(j);
     if (j.emulate != all.front().emulate) {
-      auto said = [](const JobOptions& x) { return x.emulate.empty() ? std::string("no --emulate") : "--emulate=" + x.emulate; };
-      throw UsageError("job '" + j.name + "' has " + said(j) + ", job '" + all.front().name + "' " +
-                       said(all.front()) + ": one emulated device serves every job (give all the same --emulate)");
+      auto said = [](const JobOptions& x) {
+        return x.emulate.empty() ? std::string("no --emulate") : "--emulate=" + x.emulate;
+      };
+      throw UsageError("job '" + j.name + "' has " + said(j) + ", job '" + all.front().name + "' " + said(all.front()) +
+                       ": one emulated device serves every job (give all the same --emulate)");
     }
     for (unsigned c = 0; c < j.numjobs; c++) inv.jobs.push_back(j);
   }

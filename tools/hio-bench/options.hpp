@@ -25,7 +25,7 @@ struct JobOptions {
   std::string name;
   std::string filename;
   std::string emulate;  // a file target's emulated SSD timing (as after emu:); "" its own
-  uint64_t size = 0;  // 0: the whole target
+  uint64_t size = 0;    // 0: the whole target
   Rw rw = Rw::Read;
   unsigned rwmixread = 50;
   uint32_t bs = 4096;
@@ -40,7 +40,7 @@ struct JobOptions {
   uint64_t rate_iops = 0;
   bool verify = false;
   hio_wait_mode completion = HIO_WAIT_INTERRUPT;
-  double hybrid_sleep_us = 0;  // 0: half the moving-average latency
+  double hybrid_sleep_us = 0;    // 0: half the moving-average latency
   uint64_t adaptive_log_ns = 0;  // a timeline sample this often in the JSON (0: none)
   hio_objective objective = HIO_OBJECTIVE_SHARED;
   QueueMode queue = QueueMode::Dedicated;
@@ -50,7 +50,7 @@ struct JobOptions {
   hio_readahead readahead = HIO_READAHEAD_AUTO;
   bool reaper_thread = false;  // a completion thread reaps the job's queue
   uint64_t poll_period_ns = HIO_POLL_PERIOD_AUTO;
-  int reaper_cpu = -1;  // the completion thread's CPU; -1: any
+  int reaper_cpu = -1;                       // the completion thread's CPU; -1: any
   std::map<std::string, std::string> given;  // as written, for the JSON "job options"
 };
 

@@ -2,6 +2,7 @@
 #include "report.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <nlohmann/json.hpp>
@@ -18,8 +19,11 @@ std::string pct_key(double p) {
 }
 
 json lat_json(const DirResult& d, bool with_pct) {
-  json j = {{"min", d.lat.min_ns},   {"max", d.lat.max_ns}, {"mean", d.lat.mean_ns},
-            {"stddev", d.lat.stddev_ns}, {"N", d.lat.count}};
+  json j = {{"min", d.lat.min_ns},
+            {"max", d.lat.max_ns},
+            {"mean", d.lat.mean_ns},
+            {"stddev", d.lat.stddev_ns},
+            {"N", d.lat.count}};
   if (with_pct && d.lat.count) {
     json p = json::object();
     for (const auto& [pc, ns] : d.pct) p[pct_key(pc)] = ns;
@@ -96,7 +100,8 @@ json handle_json(const JobOptions& o, const JobResult& r) {
   }
   if (o.reaper_thread) {
     h["completion_thread"] = {
-        {"poll_period_us", o.poll_period_ns == HIO_POLL_PERIOD_AUTO ? json("auto") : json(double(o.poll_period_ns) / 1e3)},
+        {"poll_period_us",
+         o.poll_period_ns == HIO_POLL_PERIOD_AUTO ? json("auto") : json(double(o.poll_period_ns) / 1e3)},
         {"period_us_mean", r.reaper_period_us},
         {"period_us_last", r.reaper_period_now_us},
         {"rounds", r.reaper_rounds},
@@ -184,7 +189,7 @@ std::string report_json(const std::vector<JobOptions>& jobs, const std::vector<J
                    {"groupid", 0},
                    {"error", r.error},
                    {"eta", 0},
-                   {"elapsed", uint64_t(r.runtime_ms / 1e3 + 0.5)},
+                   {"elapsed", uint64_t(std::llround(r.runtime_ms / 1e3))},
                    {"job options", opts},
                    {"read", dir_json(r.read, r.runtime_ms)},
                    {"write", dir_json(r.write, r.runtime_ms)},
@@ -205,9 +210,12 @@ namespace {
 
 std::string human(double v) {
   char b[32];
-  if (v >= 1e6) std::snprintf(b, sizeof b, "%.2fM", v / 1e6);
-  else if (v >= 1e3) std::snprintf(b, sizeof b, "%.1fk", v / 1e3);
-  else std::snprintf(b, sizeof b, "%.0f", v);
+  if (v >= 1e6)
+    std::snprintf(b, sizeof b, "%.2fM", v / 1e6);
+  else if (v >= 1e3)
+    std::snprintf(b, sizeof b, "%.1fk", v / 1e3);
+  else
+    std::snprintf(b, sizeof b, "%.0f", v);
   return b;
 }
 

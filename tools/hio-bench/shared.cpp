@@ -17,13 +17,15 @@ SharedResources::SharedResources(hio_engine* e, const std::vector<JobOptions>& j
   for (const auto& j : jobs) {
     if (!shares(j)) continue;
     std::vector<std::string> keys;
-    if (j.queue == QueueMode::Shared) keys = {"shared:" + backend_of(j)};
-    else keys = {"read:" + backend_of(j), "write:" + backend_of(j)};
+    if (j.queue == QueueMode::Shared)
+      keys = {"shared:" + backend_of(j)};
+    else
+      keys = {"read:" + backend_of(j), "write:" + backend_of(j)};
     for (const auto& k : keys) {
       auto& w = want[k];
       if (w.second && w.second->completion != j.completion)
-        throw UsageError("jobs '" + w.second->name + "' and '" + j.name + "' share a queue (--queue=" +
-                         queue_mode_name(j.queue) + ") but not --completion");
+        throw UsageError("jobs '" + w.second->name + "' and '" + j.name +
+                         "' share a queue (--queue=" + queue_mode_name(j.queue) + ") but not --completion");
       if (!w.second) w.second = &j;
       w.first += j.iodepth;
     }
@@ -43,7 +45,9 @@ SharedResources::SharedResources(hio_engine* e, const std::vector<JobOptions>& j
     hio_reaper_opts ro{0, j.poll_period_ns, j.reaper_cpu};
     hio_reaper* r = nullptr;
     if (hio_reaper_create(&ro, &r) < 0)
-      throw UsageError("job '" + j.name + "': " + (j.reaper_cpu >= 0 ? "--reaper_cpu=" + std::to_string(j.reaper_cpu) + ": " : std::string()) + hio_last_error());
+      throw UsageError("job '" + j.name + "': " +
+                       (j.reaper_cpu >= 0 ? "--reaper_cpu=" + std::to_string(j.reaper_cpu) + ": " : std::string()) +
+                       hio_last_error());
     reapers_[{j.poll_period_ns, j.reaper_cpu}] = r;
   }
 }

@@ -28,7 +28,7 @@ class SharedResources {
   hio_reaper_stats reaper_stats(const JobOptions& o) const;
 
  private:
-  std::map<std::string, hio_queue*> queues_;      // "shared:emu", "read:uring", ...
+  std::map<std::string, hio_queue*> queues_;                 // "shared:emu", "read:uring", ...
   std::map<std::pair<uint64_t, int>, hio_reaper*> reapers_;  // by poll period and CPU
 };
 

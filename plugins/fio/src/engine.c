@@ -8,9 +8,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <hybridio/hio.h>
 #include "fio.h"
 #include "optgroup.h"
-#include <hybridio/hio.h>
 
 #include "options.h"
 #include "report.h"
@@ -27,8 +27,8 @@ extern const char fio_version_string[] __attribute__((weak));
 struct hio_fio_file {
   struct hio_fio_job *owner;
   const struct fio_file *file;
-  int target;          /* bare queue: the target's id, -1 before the first open */
-  hio_handle *handle;  /* through a handle: open between fio's open and close */
+  int target;           /* bare queue: the target's id, -1 before the first open */
+  hio_handle *handle;   /* through a handle: open between fio's open and close */
   hio_queue *queues[2]; /* split_rw: the handle's read and write queues */
   unsigned inflight;
 };
@@ -36,12 +36,12 @@ struct hio_fio_file {
 struct hio_fio_job {
   const struct hio_fio_options *o;
   hio_engine *engine;
-  hio_queue *queue;    /* bare queue: every file's target is on it */
+  hio_queue *queue; /* bare queue: every file's target is on it */
   hio_cache *cache;
   hio_reaper *reaper;
   int handles;
   unsigned depth, inflight, npending, nevents, nfailed;
-  hio_io *pending;     /* queued by fio, not yet submitted; the tag is the io_u */
+  hio_io *pending; /* queued by fio, not yet submitted; the tag is the io_u */
   struct io_u **events;
   hio_completion *done;
   struct io_u **failed; /* refused at submission: returned by the next getevents */
@@ -53,9 +53,10 @@ struct hio_fio_job {
 
 static int fio_matches(void) {
   if (fio_version_string && !strcmp(fio_version_string, HIO_FIO_HEADERS_VERSION)) return 1;
-  log_err("fio: the hybridio engine was built against %s headers, but this fio is %s: rebuild it against "
-          "this fio's source (scripts/fio-source.sh)\n",
-          HIO_FIO_HEADERS_VERSION, fio_version_string ? fio_version_string : "of an unknown version");
+  log_err(
+      "fio: the hybridio engine was built against %s headers, but this fio is %s: rebuild it against "
+      "this fio's source (scripts/fio-source.sh)\n",
+      HIO_FIO_HEADERS_VERSION, fio_version_string ? fio_version_string : "of an unknown version");
   return 0;
 }
 
@@ -109,9 +110,10 @@ static int hio_fio_setup(struct thread_data *td) {
   if (!fio_matches()) return 1;
   const struct hio_fio_options *o = td->eo;
   if (o->emu && o->emulate) {
-    log_err("fio: hio_emu=%s and hio_emulate=%s: a job's files are either emulated SSDs or real files with "
-            "emulated timing, not both\n",
-            o->emu, o->emulate);
+    log_err(
+        "fio: hio_emu=%s and hio_emulate=%s: a job's files are either emulated SSDs or real files with "
+        "emulated timing, not both\n",
+        o->emu, o->emulate);
     return 1;
   }
   if (o->emulate && check_spec(o->emulate, 1) < 0) {
@@ -136,9 +138,10 @@ static int hio_fio_setup(struct thread_data *td) {
     if (td->o.filename) {
       for_each_file(td, f, i) {
         if (stat(f->file_name, &st) == 0 && (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode))) {
-          log_err("fio: hio_emu=%s makes the job's files emulated SSDs, but filename %s exists: leave filename "
-                  "out, or give the real file an emulated timing with hio_emulate=%s\n",
-                  o->emu, f->file_name, o->emu);
+          log_err(
+              "fio: hio_emu=%s makes the job's files emulated SSDs, but filename %s exists: leave filename "
+              "out, or give the real file an emulated timing with hio_emulate=%s\n",
+              o->emu, f->file_name, o->emu);
           return 1;
         }
       }
@@ -187,8 +190,8 @@ static int hio_fio_init(struct thread_data *td) {
   if (r < 0) return fail(td, -r, "hio_engine_create");
   if (o->emulate && (r = hio_engine_emulate(j->engine, o->emulate)) < 0) return fail(td, -r, "hio_emulate");
   if (!j->handles) return (r = create_queue(j, &j->queue)) < 0 ? fail(td, -r, "hio_queue_create") : 0;
-  if (o->cache_mb && (r = hio_cache_create((uint64_t)o->cache_mb << 20, (hio_cache_write)o->cache_policy,
-                                           &j->cache)) < 0)
+  if (o->cache_mb &&
+      (r = hio_cache_create((uint64_t)o->cache_mb << 20, (hio_cache_write)o->cache_policy, &j->cache)) < 0)
     return fail(td, -r, "hio_cache_mb");
   if (o->reaper == HIO_FIO_REAPER_THREAD) {
     int bad;
@@ -309,16 +312,10 @@ static enum fio_q_status hio_fio_queue(struct thread_data *td, struct io_u *io_u
   hio_io *io = &j->pending[j->npending];
   memset(io, 0, sizeof(*io));
   switch (io_u->ddir) {
-    case DDIR_READ:
-      io->op = HIO_OP_READ;
-      break;
-    case DDIR_WRITE:
-      io->op = HIO_OP_WRITE;
-      break;
+    case DDIR_READ: io->op = HIO_OP_READ; break;
+    case DDIR_WRITE: io->op = HIO_OP_WRITE; break;
     case DDIR_SYNC:
-    case DDIR_DATASYNC:
-      io->op = HIO_OP_FLUSH;
-      break;
+    case DDIR_DATASYNC: io->op = HIO_OP_FLUSH; break;
     default:
       /* Trims and synced ranges go through fio's own descriptor, in order. */
       if (j->npending || j->inflight) return FIO_Q_BUSY;

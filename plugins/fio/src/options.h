@@ -13,21 +13,21 @@ enum hio_fio_reaper { HIO_FIO_REAPER_SELF = 0, HIO_FIO_REAPER_THREAD = 1 };
 enum hio_fio_priority { HIO_FIO_PRIORITY_NORMAL = 0, HIO_FIO_PRIORITY_HIGH = 1 };
 
 struct hio_fio_options {
-  void *pad; /* fio takes an option at offset 0 for "not stored" */
-  int completion;         /* hio_wait_mode */
-  int objective;          /* hio_objective */
+  void *pad;      /* fio takes an option at offset 0 for "not stored" */
+  int completion; /* hio_wait_mode */
+  int objective;  /* hio_objective */
   unsigned int hybrid_sleep_us;
-  char *emu;              /* diskless job: each file is an emulated SSD of this spec */
-  char *emulate;          /* real files with an emulated SSD's timing */
+  char *emu;     /* diskless job: each file is an emulated SSD of this spec */
+  char *emulate; /* real files with an emulated SSD's timing */
   unsigned int cache_mb;
-  int cache_policy;       /* hio_cache_write */
-  int readahead;          /* hio_readahead */
-  int queue;              /* enum hio_fio_queue */
-  int reaper;             /* enum hio_fio_reaper */
-  char *poll_period_us;   /* "auto" or microseconds */
-  int reaper_cpu;         /* -1: any */
-  int handle_priority;    /* enum hio_fio_priority */
-  char *stats_json;       /* append one JSON line per job here */
+  int cache_policy;     /* hio_cache_write */
+  int readahead;        /* hio_readahead */
+  int queue;            /* enum hio_fio_queue */
+  int reaper;           /* enum hio_fio_reaper */
+  char *poll_period_us; /* "auto" or microseconds */
+  int reaper_cpu;       /* -1: any */
+  int handle_priority;  /* enum hio_fio_priority */
+  char *stats_json;     /* append one JSON line per job here */
 };
 
 extern struct fio_option hio_fio_option_table[];

@@ -89,9 +89,8 @@ int hio_fio_report_json(const char *path, const char *job, const struct hio_fio_
                    "\"wall_ns\": %llu, \"cpu_ns\": %llu, \"cpu_us_per_io\": %.4f, \"sleep_ns\": %llu, "
                    "\"spin_ns\": %llu, \"waits\": %llu",
                    name, hio_wait_mode_name(f->strategy.mode), hio_objective_name(f->strategy.objective), f->queues,
-                   (unsigned long long)t->completed, (unsigned long long)t->errors,
-                   (unsigned long long)t->read_ios, (unsigned long long)t->write_ios,
-                   (unsigned long long)t->flush_ios, (unsigned long long)t->wall_ns,
+                   (unsigned long long)t->completed, (unsigned long long)t->errors, (unsigned long long)t->read_ios,
+                   (unsigned long long)t->write_ios, (unsigned long long)t->flush_ios, (unsigned long long)t->wall_ns,
                    (unsigned long long)t->cpu_ns, t->cpu_us_per_io, (unsigned long long)t->sleep_ns,
                    (unsigned long long)t->spin_ns, (unsigned long long)t->waits);
   if (f->strategy.mode == HIO_WAIT_ADAPTIVE && f->have_view) {
@@ -104,8 +103,8 @@ int hio_fio_report_json(const char *path, const char *job, const struct hio_fio_
                   "\"source\": \"%s\"}}",
                   mode_pct(f, HIO_WAIT_INTERRUPT), mode_pct(f, HIO_WAIT_POLL), mode_pct(f, HIO_WAIT_HYBRID),
                   (unsigned long long)t->adaptive_switches, (unsigned long long)t->adaptive_probes,
-                  hio_wait_mode_name(v->mode), hio_wait_mode_name(v->settled), v->cpu, v->others_cores,
-                  v->demand_cores, v->idle_share, v->latency_ns, v->wake_cpu_ns, (unsigned long long)v->ticks,
+                  hio_wait_mode_name(v->mode), hio_wait_mode_name(v->settled), v->cpu, v->others_cores, v->demand_cores,
+                  v->idle_share, v->latency_ns, v->wake_cpu_ns, (unsigned long long)v->ticks,
                   (unsigned long long)v->monitor_samples, (unsigned long long)v->monitor_ns, v->monitor_source);
   }
   if (n < 0 || (size_t)n + 3 > sizeof(line)) return -ENAMETOOLONG;

@@ -14,11 +14,16 @@ constexpr const char* kKeys =
     "writes, emulate, stats";
 
 bool parse_wait(const std::string& v, hio_wait_mode* m) {
-  if (v == "interrupt") *m = HIO_WAIT_INTERRUPT;
-  else if (v == "poll") *m = HIO_WAIT_POLL;
-  else if (v == "hybrid") *m = HIO_WAIT_HYBRID;
-  else if (v == "adaptive") *m = HIO_WAIT_ADAPTIVE;
-  else return false;
+  if (v == "interrupt")
+    *m = HIO_WAIT_INTERRUPT;
+  else if (v == "poll")
+    *m = HIO_WAIT_POLL;
+  else if (v == "hybrid")
+    *m = HIO_WAIT_HYBRID;
+  else if (v == "adaptive")
+    *m = HIO_WAIT_ADAPTIVE;
+  else
+    return false;
   return true;
 }
 
@@ -43,9 +48,12 @@ std::string set(const std::string& uri, const std::string& key, const std::strin
     if (!parse_uint(v, 1 << 20, &n)) return bad(uri, key, v, "a size in MiB, 0..1048576");
     c->cache_mb = n;
   } else if (key == "cache_policy") {
-    if (v == "writethrough") c->cache_policy = HIO_CACHE_WRITE_THROUGH;
-    else if (v == "writeback") c->cache_policy = HIO_CACHE_WRITE_BACK;
-    else return bad(uri, key, v, "writethrough or writeback");
+    if (v == "writethrough")
+      c->cache_policy = HIO_CACHE_WRITE_THROUGH;
+    else if (v == "writeback")
+      c->cache_policy = HIO_CACHE_WRITE_BACK;
+    else
+      return bad(uri, key, v, "writethrough or writeback");
   } else if (key == "direct") {
     if (v != "0" && v != "1") return bad(uri, key, v, "0 or 1");
     c->direct = v == "1";
@@ -53,10 +61,14 @@ std::string set(const std::string& uri, const std::string& key, const std::strin
     if (!parse_uint(v, 4096, &n) || n == 0) return bad(uri, key, v, "a queue depth, 1..4096");
     c->depth = unsigned(n);
   } else if (key == "readahead") {
-    if (v == "auto") c->readahead = HIO_READAHEAD_AUTO;
-    else if (v == "off") c->readahead = HIO_READAHEAD_OFF;
-    else if (v == "on") c->readahead = HIO_READAHEAD_ON;
-    else return bad(uri, key, v, "auto, off or on");
+    if (v == "auto")
+      c->readahead = HIO_READAHEAD_AUTO;
+    else if (v == "off")
+      c->readahead = HIO_READAHEAD_OFF;
+    else if (v == "on")
+      c->readahead = HIO_READAHEAD_ON;
+    else
+      return bad(uri, key, v, "auto, off or on");
   } else if (key == "writes") {
     if (v != "posix" && v != "hybridio") return bad(uri, key, v, "posix or hybridio");
     c->hybridio_writes = v == "hybridio";
@@ -68,7 +80,9 @@ std::string set(const std::string& uri, const std::string& key, const std::strin
     if (v.empty()) return bad(uri, key, v, "stderr or a file path");
     c->stats = v;
   } else if (key == "wait" || key == "objective" || key == "background") {
-    const char* now = key == "wait" ? "completion" : key == "objective" ? "adaptive_objective" : "background_completion";
+    const char* now = key == "wait"        ? "completion"
+                      : key == "objective" ? "adaptive_objective"
+                                           : "background_completion";
     return "hybridio URI '" + uri + "': unknown key '" + key + "': it is spelled '" + now +
            "', as hio-bench's option and the fio engine's";
   } else {
@@ -82,7 +96,8 @@ std::string set(const std::string& uri, const std::string& key, const std::strin
 std::string ParseUri(const std::string& uri, Config* out) {
   Config c;
   c.uri = uri;
-  if (uri.compare(0, kScheme.size(), kScheme) != 0) return "not a hybridio URI: '" + uri + "' (expected hybridio://?key=value&...)";
+  if (uri.compare(0, kScheme.size(), kScheme) != 0)
+    return "not a hybridio URI: '" + uri + "' (expected hybridio://?key=value&...)";
   std::string rest = uri.substr(kScheme.size());
   if (!rest.empty() && rest[0] == '/') rest.erase(0, 1);  // hybridio:///?...
   if (!rest.empty()) {
@@ -104,7 +119,8 @@ std::string ParseUri(const std::string& uri, Config* out) {
   // Writes past the cache would leave it stale (a new table may take a
   // deleted one's inode).
   if (c.cache_mb && !c.hybridio_writes)
-    return "hybridio URI '" + uri + "': cache_mb needs writes=hybridio (writes=posix would bypass the cache and leave "
+    return "hybridio URI '" + uri +
+           "': cache_mb needs writes=hybridio (writes=posix would bypass the cache and leave "
            "it stale); RocksDB's block cache caches by default";
   *out = c;
   return "";

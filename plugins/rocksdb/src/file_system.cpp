@@ -155,19 +155,19 @@ std::string StatsJson(const Stats& s) {
   auto share = [&](int m) { return total > 0 ? s.mode_ios[m] / total : 0.0; };
   uint64_t lookups = s.cache_hits + s.cache_misses;
   char b[1024];
-  std::snprintf(b, sizeof b,
-                "\"reads\": %llu, \"read_bytes\": %llu, \"multi_reads\": %llu, \"async_reads\": %llu, "
-                "\"writes\": %llu, \"write_bytes\": %llu, \"syncs\": %llu, "
-                "\"cache\": {\"hits\": %llu, \"misses\": %llu, \"hit_ratio\": %.4f}, "
-                "\"queues\": %llu, \"background_queues\": %llu, \"completed\": %llu, \"sleep_ns\": %llu, \"spin_ns\": %llu, "
-                "\"wait_share\": {\"interrupt\": %.4f, \"poll\": %.4f, \"hybrid\": %.4f}}",
-                (unsigned long long)s.reads, (unsigned long long)s.read_bytes, (unsigned long long)s.multi_reads,
-                (unsigned long long)s.async_reads, (unsigned long long)s.writes, (unsigned long long)s.write_bytes,
-                (unsigned long long)s.syncs, (unsigned long long)s.cache_hits, (unsigned long long)s.cache_misses,
-                lookups ? double(s.cache_hits) / double(lookups) : 0.0, (unsigned long long)s.queues,
-                (unsigned long long)s.background_queues,
-                (unsigned long long)s.completed, (unsigned long long)s.sleep_ns, (unsigned long long)s.spin_ns,
-                share(0), share(1), share(2));
+  std::snprintf(
+      b, sizeof b,
+      "\"reads\": %llu, \"read_bytes\": %llu, \"multi_reads\": %llu, \"async_reads\": %llu, "
+      "\"writes\": %llu, \"write_bytes\": %llu, \"syncs\": %llu, "
+      "\"cache\": {\"hits\": %llu, \"misses\": %llu, \"hit_ratio\": %.4f}, "
+      "\"queues\": %llu, \"background_queues\": %llu, \"completed\": %llu, \"sleep_ns\": %llu, \"spin_ns\": %llu, "
+      "\"wait_share\": {\"interrupt\": %.4f, \"poll\": %.4f, \"hybrid\": %.4f}}",
+      (unsigned long long)s.reads, (unsigned long long)s.read_bytes, (unsigned long long)s.multi_reads,
+      (unsigned long long)s.async_reads, (unsigned long long)s.writes, (unsigned long long)s.write_bytes,
+      (unsigned long long)s.syncs, (unsigned long long)s.cache_hits, (unsigned long long)s.cache_misses,
+      lookups ? double(s.cache_hits) / double(lookups) : 0.0, (unsigned long long)s.queues,
+      (unsigned long long)s.background_queues, (unsigned long long)s.completed, (unsigned long long)s.sleep_ns,
+      (unsigned long long)s.spin_ns, share(0), share(1), share(2));
   return "{\"uri\": " + json_string(s.uri) + ", " + b;
 }
 

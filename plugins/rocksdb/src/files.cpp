@@ -15,7 +15,7 @@ using rdb::Slice;
 
 class SequentialFile : public rdb::FSSequentialFile {
  public:
-  SequentialFile(std::shared_ptr<Core> core, const std::string& path, uint64_t size)
+  SequentialFile(const std::shared_ptr<Core>& core, const std::string& path, uint64_t size)
       : io_(core, path, FileIo::Mode::kRead, core->config().direct), size_(size) {}
   // The calling thread's handle, opened now: an unusable file fails at open.
   IOStatus Open() {
@@ -71,7 +71,7 @@ struct AsyncRead {
 
 class RandomAccessFile : public rdb::FSRandomAccessFile {
  public:
-  RandomAccessFile(std::shared_ptr<Core> core, const std::string& path, uint64_t size)
+  RandomAccessFile(const std::shared_ptr<Core>& core, const std::string& path, uint64_t size)
       : io_(core, path, FileIo::Mode::kRead, core->config().direct), size_(size) {}
   // The calling thread's handle, opened now: an unusable file fails at open.
   IOStatus Open() {
@@ -105,8 +105,9 @@ class RandomAccessFile : public rdb::FSRandomAccessFile {
     return IOStatus::OK();
   }
 
-  IOStatus ReadAsync(rdb::FSReadRequest& req, const IOOptions&, std::function<void(const rdb::FSReadRequest&, void*)> cb,
-                     void* cb_arg, void** io_handle, rdb::IOHandleDeleter* del_fn, IODebugContext*) override {
+  IOStatus ReadAsync(rdb::FSReadRequest& req, const IOOptions&,
+                     std::function<void(const rdb::FSReadRequest&, void*)> cb, void* cb_arg, void** io_handle,
+                     rdb::IOHandleDeleter* del_fn, IODebugContext*) override {
     auto a = std::make_unique<AsyncRead>();
     a->r.offset = req.offset;
     a->r.len = req.len;
@@ -263,8 +264,8 @@ class WritableFile : public rdb::FSWritableFile {
     if (fd < 0 || ::ftruncate(fd, off_t(size)) != 0 || (durable && ::fdatasync(fd) != 0)) {
       int err = errno;
       if (fd >= 0) ::close(fd);
-      return IOStatus::IOError(io_.path(), std::string("cutting the file to ") + std::to_string(size) +
-                                               " bytes: " + std::strerror(err));
+      return IOStatus::IOError(
+          io_.path(), std::string("cutting the file to ") + std::to_string(size) + " bytes: " + std::strerror(err));
     }
     ::close(fd);
     return IOStatus::OK();
@@ -280,22 +281,22 @@ class WritableFile : public rdb::FSWritableFile {
 
 }  // namespace
 
-std::unique_ptr<rdb::FSSequentialFile> NewSequentialFile(std::shared_ptr<Core> core, const std::string& path,
-                                                          uint64_t size, IOStatus* s) {
-  auto f = std::make_unique<SequentialFile>(std::move(core), path, size);
+std::unique_ptr<rdb::FSSequentialFile> NewSequentialFile(const std::shared_ptr<Core>& core, const std::string& path,
+                                                         uint64_t size, IOStatus* s) {
+  auto f = std::make_unique<SequentialFile>(core, path, size);
   *s = f->Open();
   return f;
 }
 
-std::unique_ptr<rdb::FSRandomAccessFile> NewRandomAccessFile(std::shared_ptr<Core> core, const std::string& path,
-                                                              uint64_t size, IOStatus* s) {
-  auto f = std::make_unique<RandomAccessFile>(std::move(core), path, size);
+std::unique_ptr<rdb::FSRandomAccessFile> NewRandomAccessFile(const std::shared_ptr<Core>& core, const std::string& path,
+                                                             uint64_t size, IOStatus* s) {
+  auto f = std::make_unique<RandomAccessFile>(core, path, size);
   *s = f->Open();
   return f;
 }
 
-std::unique_ptr<rdb::FSWritableFile> NewWritableFile(std::shared_ptr<Core> core, const std::string& path,
-                                                      uint64_t size, const rdb::FileOptions& opts, IOStatus* s) {
+std::unique_ptr<rdb::FSWritableFile> NewWritableFile(std::shared_ptr<Core> core, const std::string& path, uint64_t size,
+                                                     const rdb::FileOptions& opts, IOStatus* s) {
   auto f = std::make_unique<WritableFile>(std::move(core), path, opts);
   *s = f->Open();
   if (s->ok()) *s = f->Resume(size);

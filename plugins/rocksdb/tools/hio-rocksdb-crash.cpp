@@ -81,13 +81,17 @@ Args parse(int argc, char** argv) {
     } else {
       usage_error("no value for " + opt);
     }
-    if (opt == "--db") a.db = v;
-    else if (opt == "--uri") a.uri = v;
-    else if (opt == "--seed") a.seed = parse_count(opt, v);
+    if (opt == "--db")
+      a.db = v;
+    else if (opt == "--uri")
+      a.uri = v;
+    else if (opt == "--seed")
+      a.seed = parse_count(opt, v);
     else if (opt == "--acked" && a.mode == "check") {
       a.acked = parse_count(opt, v);
       a.has_acked = true;
-    } else usage_error("unknown option '" + opt + "' for " + a.mode);
+    } else
+      usage_error("unknown option '" + opt + "' for " + a.mode);
   }
   if (a.db.empty()) usage_error("no --db");
   if (a.uri.empty()) usage_error("no --uri");

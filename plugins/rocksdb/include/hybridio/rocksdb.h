@@ -27,18 +27,18 @@ void RegisterFileSystem();
 
 struct Stats {
   std::string uri;
-  uint64_t reads = 0, read_bytes = 0;       // random-access and sequential reads
-  uint64_t multi_reads = 0, async_reads = 0; // MultiRead calls, ReadAsync requests
-  uint64_t writes = 0, write_bytes = 0;     // device writes (appends reach it at Flush)
+  uint64_t reads = 0, read_bytes = 0;         // random-access and sequential reads
+  uint64_t multi_reads = 0, async_reads = 0;  // MultiRead calls, ReadAsync requests
+  uint64_t writes = 0, write_bytes = 0;       // device writes (appends reach it at Flush)
   uint64_t syncs = 0;
-  uint64_t cache_hits = 0, cache_misses = 0; // hybridio's block cache, in 4 KiB pages
-  uint64_t queues = 0;                      // one per thread that did I/O
-  uint64_t background_queues = 0;           // of which RocksDB's flush and compaction threads'
+  uint64_t cache_hits = 0, cache_misses = 0;  // hybridio's block cache, in 4 KiB pages
+  uint64_t queues = 0;                        // one per thread that did I/O
+  uint64_t background_queues = 0;             // of which RocksDB's flush and compaction threads'
   // The application threads' queues (not the background ones):
-  uint64_t completed = 0;                   // commands completed
-  uint64_t sleep_ns = 0, spin_ns = 0;       // time waiting asleep and spinning
-  uint64_t mode_ns[3] = {0, 0, 0};          // time under interrupt, poll, hybrid
-  double mode_ios[3] = {0, 0, 0};           // completions, by each queue's time shares
+  uint64_t completed = 0;              // commands completed
+  uint64_t sleep_ns = 0, spin_ns = 0;  // time waiting asleep and spinning
+  uint64_t mode_ns[3] = {0, 0, 0};     // time under interrupt, poll, hybrid
+  double mode_ios[3] = {0, 0, 0};      // completions, by each queue's time shares
 };
 
 // false if fs is not a hybridio file system.
