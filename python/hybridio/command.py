@@ -1,10 +1,21 @@
 # SPDX-License-Identifier: MIT
-"""How a study command ends: its steps, and the exit status and one line
-each failure gets."""
+"""A study command's plumbing: the options every one has, its steps, and
+the exit status and one line each failure gets."""
 
+import argparse
 import sys
 
 from .errors import UsageError
+
+
+def study_parser(prog, doc, quick_help=None):
+    """The command's parser, with what every study command has: --out, and
+    --quick where the command has a short form (quick_help says what it is)."""
+    ap = argparse.ArgumentParser(prog=prog, description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    if quick_help:
+        ap.add_argument("--quick", action="store_true", help=quick_help)
+    ap.add_argument("--out", help="results folder (default: a new folder in the system temp directory)")
+    return ap
 
 
 def run_command(prog, argv, parse_args, resolve, run):

@@ -37,6 +37,11 @@ READAHEAD_AUTO = 0.95
 EPS = 1e-9  # relative slack so that a figure exactly on a threshold counts as meeting it
 
 
+def _finding(columns, rows, said, claims=(), **extra):
+    """One experiment's table, claims and sentences, as findings() returns them."""
+    return {"columns": columns, "rows": rows, "claims": list(claims), "sentences": said, **extra}
+
+
 def medians(results, experiment):
     """{key: {"config":..., "emulated":..., "target":..., "repeats": n, "figures": {name: median},
     "spread": {name: %}, "ci95": {name: [low, high]}}} for one experiment, in the order the runs came;
@@ -214,12 +219,7 @@ def _priority(results):
         high,
         [r["priority-normal"].get("jobs", {}) for r in reps if "priority-normal" in r],
     )
-    return {
-        "columns": ["priority", "job", "device", "IOPS", "repeats"],
-        "rows": rows,
-        "claims": claims,
-        "sentences": said,
-    }
+    return _finding(["priority", "job", "device", "IOPS", "repeats"], rows, said, claims=claims)
 
 
 def queue_peaks(points):
@@ -275,13 +275,9 @@ def _queues(results):
         )
     elif not peaks:
         said.append("Queues: no runs.")
-    return {
-        "columns": ["queue", "jobs", "device", "IOPS", "lock wait %", "IOPS spread %", "repeats"],
-        "rows": rows,
-        "claims": [],
-        "sentences": said,
-        "measured": measured,
-    }
+    return _finding(
+        ["queue", "jobs", "device", "IOPS", "lock wait %", "IOPS spread %", "repeats"], rows, said, measured=measured
+    )
 
 
 def poll_claim(fixed, auto):
@@ -424,8 +420,8 @@ def _poll_period(results):
             f"{cpu['interval_text']}x the CPU of the cheapest (claim: >= {REACH:g}x and < {AUTO_CPU:g}x): "
             f"{stats.STATE_WORDS[c['state']]}."
         )
-    return {
-        "columns": [
+    return _finding(
+        [
             "target",
             "bs",
             "period",
@@ -436,11 +432,11 @@ def _poll_period(results):
             "IOPS spread %",
             "repeats",
         ],
-        "rows": rows,
-        "claims": claims,
-        "sentences": said,
-        "summary": summary,
-        "summary_columns": [
+        rows,
+        said,
+        claims=claims,
+        summary=summary,
+        summary_columns=[
             "target",
             "bs",
             "best_period_us",
@@ -451,7 +447,7 @@ def _poll_period(results):
             "auto_cpu_ratio",
             "state",
         ],
-    }
+    )
 
 
 def _cache(results):
@@ -482,8 +478,8 @@ def _cache(results):
                 + (f", {iops / base:.2f}x the IOPS of no cache" if iops is not None and base else "")
             )
     said = [f"Cache: hit ratio {'; '.join(parts)}."] if parts else (["Cache: no runs."] if not m else [])
-    return {
-        "columns": [
+    return _finding(
+        [
             "cache MiB",
             "dataset:cache",
             "device",
@@ -494,10 +490,9 @@ def _cache(results):
             "IOPS spread %",
             "repeats",
         ],
-        "rows": rows,
-        "claims": [],
-        "sentences": said,
-    }
+        rows,
+        said,
+    )
 
 
 def readahead_claim(by_mode):
@@ -552,8 +547,8 @@ def _readahead(results):
             f"Read-ahead, {words}: auto got {c['interval_text']}x the IOPS of the better of on and off "
             f"({r['better_of_on_off']}) (claim: >= {READAHEAD_AUTO:g}x): {stats.STATE_WORDS[c['state']]}."
         )
-    return {
-        "columns": [
+    return _finding(
+        [
             "pattern",
             "readahead",
             "device",
@@ -563,10 +558,10 @@ def _readahead(results):
             "IOPS spread %",
             "repeats",
         ],
-        "rows": rows,
-        "claims": claims,
-        "sentences": said,
-    }
+        rows,
+        said,
+        claims=claims,
+    )
 
 
 def _split(results):
@@ -597,13 +592,12 @@ def _split(results):
         )
     elif m:
         said.append("Split: a run is missing, so no comparison.")
-    return {
-        "columns": ["queue", "device", "reader p99 µs", "reader mean µs", "writer IOPS", "p99 spread %", "repeats"],
-        "rows": rows,
-        "claims": [],
-        "sentences": said,
-        "measured": measured,
-    }
+    return _finding(
+        ["queue", "device", "reader p99 µs", "reader mean µs", "writer IOPS", "p99 spread %", "repeats"],
+        rows,
+        said,
+        measured=measured,
+    )
 
 
 BUILDERS = {

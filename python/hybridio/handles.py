@@ -13,7 +13,6 @@ hybridio.handle_findings turns them into tables, claims and sentences.
 Standalone: python3 -m hybridio.handles [--only priority,readahead ...]
 """
 
-import argparse
 import json
 import os
 import subprocess
@@ -23,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import hiobench, outdir, stats
+from .command import study_parser
 from .errors import UsageError
 from .handle_findings import (
     CACHE_MB,
@@ -350,9 +350,7 @@ def check(a):
 
 
 def parse_args(argv):
-    ap = argparse.ArgumentParser(
-        prog="python3 -m hybridio.handles", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    ap = study_parser("python3 -m hybridio.handles", __doc__)
     ap.add_argument("--hio-bench", default=hiobench.default_path(), help="(default: %(default)s)")
     ap.add_argument("--runtime", default="1", help="seconds per run (default: %(default)s)")
     ap.add_argument("--repeats", default="3", help="runs per configuration, 1..20 (default: %(default)s)")
@@ -363,7 +361,6 @@ def parse_args(argv):
         "'none' skips it (default: %(default)s)",
     )
     ap.add_argument("--size", default="1g", help="its size (default: %(default)s)")
-    ap.add_argument("--out", help="results folder (default: a new folder in the system temp directory)")
     ap.add_argument("--only", help=f"comma-separated experiments (default: all: {','.join(EXPERIMENTS)})")
     return ap.parse_args(argv)
 

@@ -22,6 +22,11 @@ def _strategies(rows):
     return sorted({r["strategy"] for r in rows})
 
 
+def _column(pts, key):
+    """pts' `key`, a gap (NaN) where a run gave none."""
+    return [float("nan") if r[key] is None else r[key] for r in pts]
+
+
 def _err(pts, key, scale=None):
     """matplotlib's yerr for pts' `key`: its 95% interval (summary's
     KEY_ci95_low/high) as distances below and above the median, each point
@@ -252,21 +257,9 @@ def handle_queues(found, path):
     for i, q in enumerate(queues):
         pts = sorted((r for r in rows if r["queue"] == q), key=lambda r: r["jobs"])
         x = [r["jobs"] for r in pts]
-        lines += ax.plot(
-            x,
-            [r["IOPS"] if r["IOPS"] is not None else float("nan") for r in pts],
-            marker="o",
-            color=f"C{i}",
-            label=f"{q}: IOPS",
-        )
+        lines += ax.plot(x, _column(pts, "IOPS"), marker="o", color=f"C{i}", label=f"{q}: IOPS")
         lines += twin.plot(
-            x,
-            [r["lock wait %"] if r["lock wait %"] is not None else float("nan") for r in pts],
-            "--",
-            marker="x",
-            color=f"C{i}",
-            alpha=0.8,
-            label=f"{q}: lock wait %",
+            x, _column(pts, "lock wait %"), "--", marker="x", color=f"C{i}", alpha=0.8, label=f"{q}: lock wait %"
         )
     ax.set_xticks(sorted({r["jobs"] for r in rows}))
     ax.set_xlabel("jobs (one thread each)")
@@ -303,9 +296,7 @@ def handle_poll_period(found, target, path):
         pts = sorted((r for r in fixed if r["bs"] == bs), key=lambda r: r["period_us"])
         x = [_period_x(r["period_us"], spin_x) for r in pts]
         for ax, col in zip(axes, ("IOPS", "CPU %")):
-            ax.plot(
-                x, [r[col] if r[col] is not None else float("nan") for r in pts], marker="o", color=f"C{i}", label=bs
-            )
+            ax.plot(x, _column(pts, col), marker="o", color=f"C{i}", label=bs)
         auto = next((r for r in rows if r["bs"] == bs and r["period_us"] == "auto"), None)
         if auto and auto["IOPS"] is not None:
             mean = auto.get("mean period µs")

@@ -19,7 +19,6 @@ tree with cold caches. Writes runs.csv, rocksdb.json (medians, claims, the
 thesis's figures beside ours), plots and report.html.
 """
 
-import argparse
 import contextlib
 import csv
 import resource
@@ -42,6 +41,7 @@ from .errors import UsageError
 from .hiobench import ROOT
 from .pagecache import MIB, PageCacheLimit
 from .rocksdb_findings import (
+    FIGURES,
     ADAPTIVE_OBJECTIVES,
     ADAPTIVE_REACH,
     CONFIGS,
@@ -99,16 +99,12 @@ class Cell:
 
 
 def parse_args(argv):
-    ap = argparse.ArgumentParser(
-        prog="hio-study rocksdb", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    ap.add_argument(
-        "--quick",
-        action="store_true",
-        help=f"a short study: a {QUICK['dataset_gb']:g} GB dataset, devices {QUICK['devices']}, degrees "
+    ap = command.study_parser(
+        "hio-study rocksdb",
+        __doc__,
+        f"a short study: a {QUICK['dataset_gb']:g} GB dataset, devices {QUICK['devices']}, degrees "
         f"{QUICK['degrees']}, {QUICK['runtime']} s runs, 1 repeat",
     )
-    ap.add_argument("--out", help="results folder (default: a new folder in the system temp directory)")
     ap.add_argument(
         "--dir",
         default=os.path.join(tempfile.gettempdir(), "hybridio-rocksdb"),
@@ -435,6 +431,7 @@ def block_cache_mib(config, budget_mib):
 
 # --- running ---------------------------------------------------------------------------------------------------
 
+# A run's row in runs.csv: where it ran, the figures, then the counts behind them.
 RUN_COLUMNS = [
     "round",
     "index",
@@ -445,23 +442,10 @@ RUN_COLUMNS = [
     "ratio",
     "degree",
     "budget_mib",
-    "ops_per_s",
-    "cpu_us_per_op",
-    "corunner_progress",
-    "micros_per_op",
-    "p99_us",
-    "get_p99_us",
-    "put_p99_us",
-    "seek_p99_us",
+    *FIGURES,
     "gets",
     "puts",
     "seeks",
-    "pagecache_peak_mib",
-    "anon_peak_mib",
-    "cache_hit_ratio",
-    "wait_interrupt",
-    "wait_poll",
-    "wait_hybrid",
     "plugin_reads",
     "wall_s",
     "raw",

@@ -73,18 +73,14 @@ BURSTY_RUNTIME = 2  # seconds: a 1000 ms burst needs a full on/off cycle per run
 
 
 def parse_args(argv):
-    ap = argparse.ArgumentParser(
-        prog="hio-study", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    ap.add_argument(
-        "--quick",
-        action="store_true",
-        help=f"a short study (about 4 min): targets {QUICK['targets']}, loads {QUICK['loads']}, "
+    ap = command.study_parser(
+        "hio-study",
+        __doc__,
+        f"a short study (about 4 min): targets {QUICK['targets']}, loads {QUICK['loads']}, "
         f"{QUICK['repeats']} rounds, no scaling experiment and no extra rounds, 1 round of the "
         f"bursty and handle experiments, the polling period at "
         f"{' and '.join(handle_findings.SHORT_POLL_SIZES)} only",
     )
-    ap.add_argument("--out", help="results folder (default: a new folder in the system temp directory)")
     ap.add_argument(
         "--targets",
         help=f"comma-separated: 'file' (see --file), emu:PROFILE[,...], or a path (default: {DEFAULT_TARGETS})",
