@@ -46,6 +46,11 @@ Waiting Adaptive::waiting(const NeighbourView& seen) const {
   return seen.idle < policy_.params().level_full_idle ? Waiting::sleeping_full : Waiting::sleeping;
 }
 
+double Adaptive::level_others(const NeighbourView& seen) const {
+  if (ran_ == Mode::poll) return seen.others;
+  return others_without_our_wakeups(seen.others, sleeps_per_s_, wake_->cpu_ns, policy_.params());
+}
+
 bool Adaptive::sleeping_frees_core() const {
   // A second spinner only takes turns with the first. A sleeper instead
   // gives it the core but for its wake-ups, and each wake-up preempts it:
@@ -68,7 +73,7 @@ Mode Adaptive::begin_wait(uint64_t now) {
     tick_start_ = now_ns();
     tick_cpu_ = thread_cpu_ns();
     seen_ = g.neighbours(cpu_);
-    tick_level_ = level_.update(now, seen_.others, waiting(seen_));
+    tick_level_ = level_.update(now, level_others(seen_), waiting(seen_));
   } else {
     uint64_t age = now - tick_start_;
     const PolicyParams& p = policy_.params();
@@ -77,7 +82,7 @@ Mode Adaptive::begin_wait(uint64_t now) {
     // moved (LevelHold): the level it leads to has its own table of what
     // each mode costs. Such a tick straddles the change, so it teaches nothing.
     NeighbourView seen = g.neighbours(cpu_);
-    bool moved = level_.update(now, seen.others, waiting(seen)) != tick_level_ && age >= p.tick_ns / 4;
+    bool moved = level_.update(now, level_others(seen), waiting(seen)) != tick_level_ && age >= p.tick_ns / 4;
     if (moved)
       end_tick(now, seen, false);
     else if (settling_ && age >= p.settle_ns)
@@ -96,6 +101,7 @@ Mode Adaptive::begin_wait(uint64_t now) {
 
 void Adaptive::settled(uint64_t now) {
   mode_ns_[int(ran_)] += now - tick_start_;
+  if (now > tick_start_) sleeps_per_s_ = double(tick_.sleeps) * 1e9 / double(now - tick_start_);
   tick_ = TickSample{};
   tick_start_ = now;
   tick_cpu_ = thread_cpu_ns();
@@ -111,6 +117,7 @@ void Adaptive::end_tick(uint64_t now, const NeighbourView& seen, bool learn) {
   tick_.cpu_ns = cpu > tick_cpu_ ? cpu - tick_cpu_ : 0;
   // A spinner waits to run exactly while the others run.
   tick_.delay_share = ran_ == Mode::poll ? seen_.others : 0;
+  sleeps_per_s_ = tick_.wall_ns ? double(tick_.sleeps) * 1e9 / double(tick_.wall_ns) : 0;
   mode_ns_[int(ran_)] += tick_.wall_ns;
   Signals sig;
   sig.contention = seen_.others;

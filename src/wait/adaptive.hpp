@@ -67,6 +67,8 @@ class Adaptive {
   bool hybrid_viable() const;
   // How this queue's waiting shaped the governor's view of the others.
   Waiting waiting(const NeighbourView& seen) const;
+  // The others' use that the contention level follows (others_without_our_wakeups).
+  double level_others(const NeighbourView& seen) const;
   // Whether a queue that finds another of ours spinning on its core should sleep.
   bool sleeping_frees_core() const;
   Governor& gov() { return gov_ ? *gov_ : Governor::get(); }
@@ -87,6 +89,7 @@ class Adaptive {
   NeighbourView seen_{};
   LevelHold level_;
   uint32_t last_len_ = 4096;
+  double sleeps_per_s_ = 0;  // the last tick's
   uint64_t mode_ns_[kModes] = {};
   uint64_t monitor_samples0_ = 0, monitor_ns0_ = 0;
 };

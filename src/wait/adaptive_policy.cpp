@@ -12,6 +12,10 @@ int contention_level(double c) {
   return l;
 }
 
+double others_without_our_wakeups(double others, double sleeps_per_s, double wake_cpu_ns, const PolicyParams& p) {
+  return std::max(0.0, others - sleeps_per_s * p.hidden_wake_share * wake_cpu_ns / 1e9);
+}
+
 int LevelHold::update(uint64_t now, double contention, Waiting ours) {
   constexpr int heavy = kLevels - 1;
   int raw = contention_level(contention);

@@ -125,6 +125,14 @@ enum class Waiting {
 //   wanted (a neighbour that paces itself by the clock loses what our
 //   wake-ups take), and a lower figure says nothing of them unless it reads
 //   quiet: nobody was there.
+// The others' use as a contention level should read it. Beside our sleeper
+// the core's busy time also holds our own wake-ups (interrupt handling, idle
+// exits), which no thread of ours is charged for: left in, they read as a
+// neighbour that grows when we sleep, and move the level with our own mode
+// (a 10% neighbour read 0.13 beside our poller and 0.20 beside our sleeper
+// at 12K reads/s on the disk). sleeps_per_s: our queue's, lately.
+double others_without_our_wakeups(double others, double sleeps_per_s, double wake_cpu_ns, const PolicyParams& p);
+
 class LevelHold {
  public:
   static constexpr uint64_t kHoldNs = 3'000'000;  // longer than the gaps of a 10 ms-period neighbour

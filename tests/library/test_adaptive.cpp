@@ -449,6 +449,21 @@ TEST(LevelHold, HeavyIsLeftBelowItsExitNotAtItsEdge) {
 // The level must not follow the queue's own mode. Alone, a queue on
 // interrupts reads a light "neighbour": its own wake-ups, outside its
 // thread's clock. A spinner reading the same is beside a light neighbour.
+// A 10% neighbour beside RocksDB on the disk (12.5K reads/s) read 0.13
+// beside our poller and 0.20 beside our sleeper: the difference was our own
+// wake-ups. Without them both modes see the same level, light.
+TEST(LevelHold, OurWakeUpsBesideOurSleeperDoNotMoveTheLevel) {
+  const PolicyParams p;
+  constexpr double kWakeCpuNs = 15000;  // this VM's measured sleep
+  double beside_sleeper = others_without_our_wakeups(0.20, 12500, kWakeCpuNs, p);
+  EXPECT_NEAR(beside_sleeper, 0.20 - 12500 * p.hidden_wake_share * kWakeCpuNs / 1e9, 1e-12);
+  EXPECT_EQ(contention_level(0.20), 2) << "the reading as it was";
+  EXPECT_EQ(contention_level(beside_sleeper), contention_level(0.13));
+  EXPECT_EQ(others_without_our_wakeups(0.20, 0, kWakeCpuNs, p), 0.20) << "a poller's reading is left alone";
+  EXPECT_EQ(others_without_our_wakeups(0.02, 12500, kWakeCpuNs, p), 0.0) << "never below nobody";
+  EXPECT_GE(contention_level(others_without_our_wakeups(1.0, 12500, kWakeCpuNs, p)), 3) << "a full core stays heavy";
+}
+
 TEST(LevelHold, OurOwnWakeUpsAreNotALightNeighbour) {
   for (Waiting ours : {Waiting::sleeping, Waiting::sleeping_full, Waiting::spinning}) {
     LevelHold h;
