@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from hybridio import dbbench
+
 # A small database: memtable flushes and compactions happen within 20000 keys.
 DB_ARGS = [
     "--num=20000",
@@ -28,22 +30,8 @@ DB_ARGS = [
     "--max_bytes_for_level_base=4194304",
 ]
 
-# db_bench's prefix_dist workload (the "mixgraph" of RocksDB's wiki).
-MIXGRAPH = [
-    "--keyrange_dist_a=14.18",
-    "--keyrange_dist_b=-2.917",
-    "--keyrange_dist_c=0.0164",
-    "--keyrange_dist_d=-0.08082",
-    "--keyrange_num=30",
-    "--value_k=0.2615",
-    "--value_sigma=25.45",
-    "--iter_k=2.517",
-    "--iter_sigma=14.236",
-    "--mix_get_ratio=0.83",
-    "--mix_put_ratio=0.14",
-    "--mix_seek_ratio=0.03",
-    "--duration=1",
-]
+# The study's mixgraph workload, one second of it.
+MIXGRAPH = [*dbbench.MIXGRAPH, "--duration=1"]
 
 
 def uri(params, stats=None):
