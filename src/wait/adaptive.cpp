@@ -69,6 +69,8 @@ Mode Adaptive::begin_wait(uint64_t now) {
     wake_ = &wake_cost();
     monitor_samples0_ = g.samples();
     monitor_ns0_ = g.cost_ns();
+    log_ = TickLog::get();
+    if (log_) log_queue_ = log_->next_queue();
     started_ = true;
     tick_start_ = now_ns();
     tick_cpu_ = thread_cpu_ns();
@@ -128,8 +130,10 @@ void Adaptive::end_tick(uint64_t now, const NeighbourView& seen, bool learn) {
   sig.wait_share = tick_.wall_ns ? double(tick_.wait_ns) / double(tick_.wall_ns) : 0;
   sig.wake_cpu_ns = wake_->cpu_ns;
   sig.hybrid_viable = hybrid_viable();
+  const uint64_t done = tick_.completions;
   if (!learn) tick_.completions = 0;  // below the policy's minimum: measures nothing
   last_ = policy_.on_tick(now, ran_, tick_, sig);
+  if (log_) log_tick(now, sig.level, done, learn && done >= policy_.params().min_completions);
   // The scheduler remembers the last mode for a while (a spinner's used-up
   // share delays a sleeper's next wake-ups), so the first tick in a new
   // mode is not measured.
@@ -141,6 +145,28 @@ void Adaptive::end_tick(uint64_t now, const NeighbourView& seen, bool learn) {
   tick_cpu_ = cpu;
   tick_level_ = sig.level;
   ticks_++;
+}
+
+void Adaptive::log_tick(uint64_t now, int level, uint64_t completions, bool learned) const {
+  TickLine l;
+  l.now_ns = now;
+  l.queue = log_queue_;
+  l.ran = ran_;
+  l.learned = learned;
+  l.level = level;
+  l.others = seen_.others;
+  l.others_level = level_others(seen_);
+  l.idle = seen_.idle;
+  l.sleeps_per_s = sleeps_per_s_;
+  l.completions = completions;
+  l.wall_ns = tick_.wall_ns;
+  for (int m = 0; m < kModes; m++) {
+    const ModeCost& c = policy_.cost_at(level, Mode(m));
+    l.iops[size_t(m)] = c.known ? c.iops : -1;
+  }
+  l.next = last_.mode;
+  l.probe = last_.probe;
+  log_->write(l);
 }
 
 uint64_t Adaptive::hybrid_sleep_ns(const WaitHint& h, uint64_t now) const {

@@ -12,6 +12,7 @@
 #include "wait/adaptive_policy.hpp"
 #include "wait/governor.hpp"
 #include "wait/latency.hpp"
+#include "wait/tick_log.hpp"
 
 namespace hio {
 
@@ -63,6 +64,8 @@ class Adaptive {
   void end_tick(uint64_t now, const NeighbourView& seen, bool learn);
   // The first tick after a change of mode is over: measuring starts.
   void settled(uint64_t now);
+  // One line in the tick log (HIO_ADAPTIVE_TICKS) for the tick that just ended.
+  void log_tick(uint64_t now, int level, uint64_t completions, bool learned) const;
 
   bool hybrid_viable() const;
   // How this queue's waiting shaped the governor's view of the others.
@@ -90,6 +93,8 @@ class Adaptive {
   LevelHold level_;
   uint32_t last_len_ = 4096;
   double sleeps_per_s_ = 0;  // the last tick's
+  TickLog* log_ = nullptr;
+  unsigned log_queue_ = 0;  // this queue's number in the log
   uint64_t mode_ns_[kModes] = {};
   uint64_t monitor_samples0_ = 0, monitor_ns0_ = 0;
 };

@@ -161,6 +161,7 @@ class AdaptivePolicy {
   const ModeCost& cost(Mode m, double contention) const {
     return tab_[size_t(contention_level(contention))].cost[size_t(int(m))];
   }
+  const ModeCost& cost_at(int level, Mode m) const { return tab_[size_t(level)].cost[size_t(int(m))]; }
   // Predicted progress in mode m under sig's objective (0 if unknown).
   double score(Mode m, const Signals& sig) const;
   uint64_t switches() const { return switches_; }

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 """Runs that work: fio's JSON layout, job files, every wait mode, verify, I/O errors."""
 
+import csv
 import json
 import os
 import pty
@@ -152,6 +153,45 @@ def test_adaptive_log_with_a_static_mode_logs_iops_only(run_json):
     )
     tl = out["jobs"][0]["hybridio"]["timeline"]
     assert tl and all(set(p) == {"t_ms", "iops"} for p in tl)
+
+
+TICK_COLUMNS = (
+    "t_us,queue,ran,learned,level,others,others_level,idle,sleeps_per_s,completions,wall_us,"
+    "iops_interrupt,iops_poll,iops_hybrid,next,probe"
+).split(",")
+
+
+def test_every_adaptive_tick_is_logged_where_the_environment_says(run_json, tmp_path):
+    ticks = tmp_path / "ticks.csv"
+    env = {**os.environ, "HIO_ADAPTIVE_TICKS": str(ticks)}
+    args = ["--name=j", *SMALL, "--rw=randread", "--runtime=0.5", "--time_based", "--completion=adaptive"]
+    run_json(*args, "--numjobs=2", env=env)
+    with open(ticks) as f:
+        rows = list(csv.DictReader(f))
+    assert rows and list(rows[0]) == TICK_COLUMNS
+    modes = {"interrupt", "poll", "hybrid"}
+    for q in ("1", "2"):  # a number per queue, one queue per job
+        mine = [r for r in rows if r["queue"] == q]
+        t = [float(r["t_us"]) for r in mine]
+        assert t == sorted(t), q
+        assert sum(float(r["wall_us"]) for r in mine) == pytest.approx(0.5e6, rel=0.3), q
+        assert all(r["ran"] in modes and r["next"] in modes and 0 <= int(r["level"]) <= 3 for r in mine)
+        learned = [r for r in mine if r["learned"] == "1"]
+        assert learned and all(int(r["completions"]) > 0 for r in learned)
+        assert float(learned[-1][f"iops_{learned[-1]['ran']}"]) > 0, "what was measured is in the level's table"
+
+
+def test_no_tick_log_without_adaptive_and_a_bad_path_is_said_once(run, tmp_path):
+    ticks = tmp_path / "ticks.csv"
+    env = {**os.environ, "HIO_ADAPTIVE_TICKS": str(ticks)}
+    args = ["--name=j", *SMALL, "--rw=randread", "--runtime=0.1", "--time_based"]
+    assert run(*args, "--completion=poll", env=env).returncode == 0
+    assert not ticks.exists()
+    env["HIO_ADAPTIVE_TICKS"] = str(tmp_path / "missing" / "ticks.csv")
+    p = run(*args, "--completion=adaptive", "--numjobs=2", env=env)
+    assert p.returncode == 0, p.stderr
+    said = [ln for ln in p.stderr.splitlines() if "HIO_ADAPTIVE_TICKS" in ln]
+    assert said == [f"hybridio: HIO_ADAPTIVE_TICKS={env['HIO_ADAPTIVE_TICKS']}: No such file or directory; no tick log"]
 
 
 def test_list_strategies(run):
