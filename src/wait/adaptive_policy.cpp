@@ -35,6 +35,19 @@ int LevelHold::update(uint64_t now, double contention, Waiting ours) {
 
 void AdaptivePolicy::learn(uint64_t now, Mode m, const TickSample& s, const Signals& sig, Table& t) {
   if (s.completions < p_.min_completions || s.wall_ns == 0) return;
+  // A tick in which the queue hardly waited measured the application, not
+  // the mode: RocksDB's mixgraph between its reads (writes, cached Gets)
+  // did 8 reads in an 11 ms polling tick beside a neighbour, 720 a second
+  // where polling's ticks around it did 5-10K, and that one tick, the first
+  // of poll at its level, kept the queue on interrupts for the rest of the
+  // run. Each mode against its own usual share, as a wake-up lengthens
+  // every wait; and a poller starved by a neighbour still waits (it spins,
+  // or is preempted while it spins), so its slow ticks are kept.
+  double share = double(s.wait_ns) / double(s.wall_ns);
+  double& usual = wait_share_[size_t(int(m))];
+  bool pause = usual > 0 && share < p_.pause_share * usual;
+  usual = usual < 0 ? share : usual + p_.wait_share_weight * (share - usual);
+  if (pause) return;
   double n = double(s.completions);
   // Time other threads held the CPU is not this mode's doing: measure the
   // rate over the time the thread could have run.

@@ -79,6 +79,9 @@ struct PolicyParams {
   double level_full_idle = 0.1;           // below this, a lower figure beside a sleeper keeps the level (LevelHold):
                                           // a clock-paced neighbour beside our interrupts left up to 0.08 idle
   uint64_t min_completions = 8;           // a tick with fewer teaches nothing
+  double pause_share = 0.5;               // a tick that waited less than this share of the mode's usual
+                                          // wait share ran the application, not the mode: not learned
+  double wait_share_weight = 1.0 / 16;    // how fast a mode's usual wait share follows its ticks
   uint64_t learn_tau_ns = 60'000'000;     // a mode's measurement averages over about this long
   double recheck_weight = 0.5;            // a recheck counts for at least this: follows the disk's drift,
                                           // while one probe in an unlucky phase of the application does not decide
@@ -192,6 +195,7 @@ class AdaptivePolicy {
   int recheck_ = -1;          // a mode to measure again before switching to it
   int rechecking_ = -1;       // the mode being measured again: its next measurement replaces the old
   uint64_t level_since_ = 0;  // when the level last changed
+  std::array<double, kModes> wait_share_{-1, -1, -1};  // each mode's usual share of a tick spent waiting (-1: none yet)
   uint64_t switches_ = 0, probes_ = 0;
 };
 

@@ -519,6 +519,39 @@ TEST(AdaptivePolicy, AModesFirstMeasurementsAverageByLength) {
   EXPECT_NEAR(p.cost(Mode::poll, 0.5).iops, before + w * (8 / (double(kTick) / 1e9) - before), 1);
 }
 
+// Mixgraph did 8 reads in an 11 ms polling tick beside a neighbour, where
+// polling's ticks around it did 5-10K a second: the application ran between
+// its reads and hardly waited. Such a tick measures the application, not the
+// mode, and is not learned; a poller that a neighbour starves still waits
+// (it spins, or is preempted while spinning), and its slow tick is learned.
+TEST(AdaptivePolicy, ATickThatHardlyWaitedMeasuresTheApplicationNotTheMode) {
+  auto polled = [](double iops, double wait_share, uint64_t wall = kTick) {
+    TickSample s = Settled::sample(iops, 10000);
+    s.wall_ns = wall;
+    s.completions = std::max<uint64_t>(8, uint64_t(iops * double(wall) / 1e9));
+    s.wait_ns = uint64_t(wait_share * double(wall));
+    return s;
+  };
+  const Signals beside = sig(0.2);
+  AdaptivePolicy p;
+  uint64_t now = 0;
+  for (int i = 0; i < 40; i++) p.on_tick(now += kTick, Mode::poll, polled(8000, 0.5), beside);
+  const double usual = p.cost(Mode::poll, 0.2).iops;
+  ASSERT_NEAR(usual, 8000, 100);
+  p.on_tick(now += 11 * kMs, Mode::poll, polled(720, 0.04, 11 * kMs), beside);
+  EXPECT_DOUBLE_EQ(p.cost(Mode::poll, 0.2).iops, usual) << "a pause of the application";
+  p.on_tick(now += kTick, Mode::poll, polled(2000, 0.9), beside);
+  EXPECT_LT(p.cost(Mode::poll, 0.2).iops, usual) << "a starved poller is measured";
+  // Each mode against its own usual share: interrupts, whose every wait
+  // holds a wake-up, wait a larger share than polling; a poll tick is not a
+  // pause for waiting half as much as interrupts do.
+  AdaptivePolicy q;
+  now = 0;
+  for (int i = 0; i < 40; i++) q.on_tick(now += kTick, Mode::interrupt, polled(6000, 0.6), beside);
+  q.on_tick(now += kTick, Mode::poll, polled(9000, 0.25), beside);
+  EXPECT_TRUE(q.cost(Mode::poll, 0.2).known);
+}
+
 // The policy keeps the level the queue acts on, not the window's momentary
 // figure: beside the neighbour in short slices a tick whose window read 0
 // is still the light level's, measured there and never "alone".
