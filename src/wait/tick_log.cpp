@@ -27,7 +27,6 @@ TickLog* open_from_env() {
     std::fprintf(stderr, "hybridio: HIO_ADAPTIVE_TICKS=%s: %s; no tick log\n", path, std::strerror(errno));
     return nullptr;
   }
-  // Lives as long as the process: queues may end ticks during exit.
   return new TickLog(f);
 }
 
@@ -44,8 +43,6 @@ TickLog::TickLog(std::FILE* f) : f_(f), t0_(now_ns()) {
                "iops_interrupt,iops_poll,iops_hybrid,next,probe\n");
   std::fflush(f_);
 }
-
-TickLog::~TickLog() { std::fclose(f_); }
 
 unsigned TickLog::next_queue() { return ++queues_; }
 

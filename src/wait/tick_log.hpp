@@ -29,10 +29,10 @@ struct TickLine {
 class TickLog {
  public:
   // The process's log, or null where HIO_ADAPTIVE_TICKS is unset or its file
-  // cannot be opened (said once on stderr).
+  // cannot be opened (said once on stderr). It is never destroyed: queues may
+  // end ticks while the process exits, and each line is flushed as written.
   static TickLog* get();
   explicit TickLog(std::FILE* f);
-  ~TickLog();
   TickLog(const TickLog&) = delete;
   TickLog& operator=(const TickLog&) = delete;
   unsigned next_queue();
