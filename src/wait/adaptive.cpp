@@ -133,7 +133,7 @@ void Adaptive::end_tick(uint64_t now, const NeighbourView& seen, bool learn) {
   const uint64_t done = tick_.completions;
   if (!learn) tick_.completions = 0;  // below the policy's minimum: measures nothing
   last_ = policy_.on_tick(now, ran_, tick_, sig);
-  if (log_) log_tick(now, sig.level, done, learn && done >= policy_.params().min_completions);
+  if (log_) log_tick(now, sig.level, done);
   // The scheduler remembers the last mode for a while (a spinner's used-up
   // share delays a sleeper's next wake-ups), so the first tick in a new
   // mode is not measured.
@@ -147,12 +147,12 @@ void Adaptive::end_tick(uint64_t now, const NeighbourView& seen, bool learn) {
   ticks_++;
 }
 
-void Adaptive::log_tick(uint64_t now, int level, uint64_t completions, bool learned) const {
+void Adaptive::log_tick(uint64_t now, int level, uint64_t completions) const {
   TickLine l;
   l.now_ns = now;
   l.queue = log_queue_;
   l.ran = ran_;
-  l.learned = learned;
+  l.learned = last_.learned;
   l.level = level;
   l.others = seen_.others;
   l.others_level = level_others(seen_);

@@ -65,7 +65,7 @@ class Adaptive {
   // The first tick after a change of mode is over: measuring starts.
   void settled(uint64_t now);
   // One line in the tick log (HIO_ADAPTIVE_TICKS) for the tick that just ended.
-  void log_tick(uint64_t now, int level, uint64_t completions, bool learned) const;
+  void log_tick(uint64_t now, int level, uint64_t completions) const;
 
   bool hybrid_viable() const;
   // How this queue's waiting shaped the governor's view of the others.

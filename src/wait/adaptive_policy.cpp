@@ -33,8 +33,8 @@ int LevelHold::update(uint64_t now, double contention, Waiting ours) {
   return level_;
 }
 
-void AdaptivePolicy::learn(uint64_t now, Mode m, const TickSample& s, const Signals& sig, Table& t) {
-  if (s.completions < p_.min_completions || s.wall_ns == 0) return;
+bool AdaptivePolicy::learn(uint64_t now, Mode m, const TickSample& s, const Signals& sig, Table& t) {
+  if (s.completions < p_.min_completions || s.wall_ns == 0) return false;
   // A tick in which the queue hardly waited measured the application, not
   // the mode: RocksDB's mixgraph between its reads (writes, cached Gets)
   // did 8 reads in an 11 ms polling tick beside a neighbour, 720 a second
@@ -47,7 +47,7 @@ void AdaptivePolicy::learn(uint64_t now, Mode m, const TickSample& s, const Sign
   double& usual = wait_share_[size_t(int(m))];
   bool pause = usual > 0 && share < p_.pause_share * usual;
   usual = usual < 0 ? share : usual + p_.wait_share_weight * (share - usual);
-  if (pause) return;
+  if (pause) return false;
   double n = double(s.completions);
   // Time other threads held the CPU is not this mode's doing: measure the
   // rate over the time the thread could have run.
@@ -84,6 +84,7 @@ void AdaptivePolicy::learn(uint64_t now, Mode m, const TickSample& s, const Sign
   c.known = true;
   c.borrowed = false;
   c.at_ns = now;
+  return true;
 }
 
 void AdaptivePolicy::borrow(uint64_t now, int level) {
@@ -233,8 +234,8 @@ Decision AdaptivePolicy::on_tick(uint64_t now, Mode ran, const TickSample& s, co
   bool arrived = now - level_since_ <= p_.arrival_ns;
   borrow(now, level);
   Table& here = table(sig);
-  learn(now, ran, s, sig, here);
   Decision d;
+  d.learned = learn(now, ran, s, sig, here);
   Mode cand = best(sig, d.score);
   if (cand == cur_) {
     pending_ticks_ = 0;

@@ -90,6 +90,7 @@ struct PolicyParams {
 struct Decision {
   Mode mode = Mode::poll;              // for the next tick
   bool probe = false;                  // a short visit to another mode, to measure it
+  bool learned = false;                // the tick that ended was measured into its level's table
   std::array<double, kModes> score{};  // predicted progress under the objective (0: unknown)
 };
 
@@ -161,9 +162,7 @@ class AdaptivePolicy {
 
   // The mode the queue settles on between probes.
   Mode settled() const { return cur_; }
-  const ModeCost& cost(Mode m, double contention) const {
-    return tab_[size_t(contention_level(contention))].cost[size_t(int(m))];
-  }
+  const ModeCost& cost(Mode m, double contention) const { return cost_at(contention_level(contention), m); }
   const ModeCost& cost_at(int level, Mode m) const { return tab_[size_t(level)].cost[size_t(int(m))]; }
   // Predicted progress in mode m under sig's objective (0 if unknown).
   double score(Mode m, const Signals& sig) const;
@@ -176,7 +175,8 @@ class AdaptivePolicy {
     std::array<ModeCost, kModes> cost{};
     std::array<uint64_t, kModes> probe_every{}, last_probe{};
   };
-  void learn(uint64_t now, Mode m, const TickSample& s, const Signals& sig, Table& t);
+  // Whether the tick was measured into t.
+  bool learn(uint64_t now, Mode m, const TickSample& s, const Signals& sig, Table& t);
   void borrow(uint64_t now, int level);
   Mode best(const Signals& sig, std::array<double, kModes>& score) const;
   Mode next_probe(uint64_t now, const Signals& sig, const std::array<double, kModes>& score);

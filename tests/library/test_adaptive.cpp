@@ -538,9 +538,9 @@ TEST(AdaptivePolicy, ATickThatHardlyWaitedMeasuresTheApplicationNotTheMode) {
   for (int i = 0; i < 40; i++) p.on_tick(now += kTick, Mode::poll, polled(8000, 0.5), beside);
   const double usual = p.cost(Mode::poll, 0.2).iops;
   ASSERT_NEAR(usual, 8000, 100);
-  p.on_tick(now += 11 * kMs, Mode::poll, polled(720, 0.04, 11 * kMs), beside);
+  EXPECT_FALSE(p.on_tick(now += 11 * kMs, Mode::poll, polled(720, 0.04, 11 * kMs), beside).learned);
   EXPECT_DOUBLE_EQ(p.cost(Mode::poll, 0.2).iops, usual) << "a pause of the application";
-  p.on_tick(now += kTick, Mode::poll, polled(2000, 0.9), beside);
+  EXPECT_TRUE(p.on_tick(now += kTick, Mode::poll, polled(2000, 0.9), beside).learned);
   EXPECT_LT(p.cost(Mode::poll, 0.2).iops, usual) << "a starved poller is measured";
   // Each mode against its own usual share: interrupts, whose every wait
   // holds a wake-up, wait a larger share than polling; a poll tick is not a
