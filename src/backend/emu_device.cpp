@@ -39,6 +39,14 @@ void EmuDevice::mark_written(uint64_t offset, uint32_t len) {
     written_[p / 64].fetch_or(1ull << (p % 64), std::memory_order_release);
 }
 
+uint64_t EmuDevice::stripes_of(uint64_t offset, uint32_t len) {
+  uint64_t first = offset >> kPageShift, last = (offset + len - 1) >> kPageShift;
+  if (last - first >= 63) return ~0ull;
+  uint64_t mask = 0;
+  for (uint64_t p = first; p <= last; p++) mask |= 1ull << (p % 64);
+  return mask;
+}
+
 void EmuDevice::read_data(uint8_t* dst, uint64_t offset, uint32_t len) const {
   uint64_t end = offset + len;
   while (offset < end) {
@@ -69,14 +77,27 @@ EmuDevice::Result EmuDevice::execute(const Command& c, uint64_t now_ns) {
     r.res = -EIO;
     return r;
   }
-  if (c.op == HIO_OP_READ) {
-    read_data(static_cast<uint8_t*>(c.buf), c.offset, c.len);
-  } else if (c.op == HIO_OP_WRITE) {
+  if (c.op != HIO_OP_READ && c.op != HIO_OP_WRITE) {
+    r.res = 0;
+    return r;
+  }
+  // Taken in ascending order, so two commands cannot deadlock.
+  uint64_t held = stripes_of(c.offset, c.len);
+  bool write = c.op == HIO_OP_WRITE;
+  for (uint64_t m = held; m; m &= m - 1) {
+    auto& s = stripes_[__builtin_ctzll(m)];
+    write ? s.lock() : s.lock_shared();
+  }
+  if (write) {
     std::memcpy(mem_ + c.offset, c.buf, c.len);
     mark_written(c.offset, c.len);
     if (f.corrupt_offset >= c.offset && f.corrupt_offset < c.offset + c.len) mem_[f.corrupt_offset] ^= 0x01;
   } else {
-    r.res = 0;
+    read_data(static_cast<uint8_t*>(c.buf), c.offset, c.len);
+  }
+  for (uint64_t m = held; m; m &= m - 1) {
+    auto& s = stripes_[__builtin_ctzll(m)];
+    write ? s.unlock() : s.unlock_shared();
   }
   return r;
 }

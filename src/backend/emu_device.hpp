@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <random>
+#include <shared_mutex>
 #include <vector>
 
 #include "backend/backend.hpp"
@@ -37,6 +38,8 @@ class EmuDevice {
   explicit EmuDevice(const EmuConfig& cfg, uint8_t* mem);
   void read_data(uint8_t* dst, uint64_t offset, uint32_t len) const;
   void mark_written(uint64_t offset, uint32_t len);
+  // The stripes a command's pages fall in, one bit each.
+  static uint64_t stripes_of(uint64_t offset, uint32_t len);
 
   EmuConfig cfg_;
   uint8_t* mem_;
@@ -45,6 +48,10 @@ class EmuDevice {
   // returns zeros without touching it, so a read-only run does not fault in
   // (and bill the reader for) a page of the namespace per I/O.
   std::unique_ptr<std::atomic<uint64_t>[]> written_;
+  // Each command moves its data atomically against the others on its pages,
+  // as an SSD's do: queues on several threads may write the same blocks, and
+  // a read must return one write whole. Pages share 64 striped locks.
+  std::shared_mutex stripes_[64];
   std::mutex mu_;  // the failures' random state: the device is shared by queues
   std::mt19937_64 rng_;
 };

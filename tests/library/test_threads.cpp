@@ -4,6 +4,7 @@
 // threads, and strategy changes from another thread during I/O.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <string>
 #include <thread>
@@ -75,6 +76,49 @@ TEST(ThreadsSharedDevice, ManyQueuesWriteAndReadBack) {
         << hio_last_error();
     EXPECT_EQ(std::memcmp(want.get(), got.get(), kBlocks * kBlock), 0) << "region of thread " << i;
   }
+}
+
+// Two writers and a reader on their own queues, all on the same 64 KiB of
+// one device: every read returns one write whole, never a mix of two, as an
+// SSD executes each command atomically against the others on its blocks.
+TEST(ThreadsSharedDevice, OverlappingCommandsAreEachWhole) {
+  constexpr uint32_t kLen = 64 * 1024;
+  constexpr unsigned kOps = 1500;
+  const char* spec = "emu:lat_us=1,iops=4000000,size=1m";
+  Engine e;
+  Queue keeper(e, 2);
+  ASSERT_GE(hio_queue_open(keeper, spec, nullptr), 0) << hio_last_error();
+  std::atomic<unsigned> writers_left{2};
+  std::vector<std::string> errors(3);
+  std::vector<std::thread> threads;
+  for (unsigned i = 0; i < 3; i++) {
+    threads.emplace_back([&, i] {
+      Queue q(e, 2);
+      int t = hio_queue_open(q, spec, nullptr);
+      Buf b = aligned_buf(kLen);
+      auto* words = reinterpret_cast<uint32_t*>(b.get());
+      for (unsigned k = 0; t >= 0 && errors[i].empty(); k++) {
+        if (i < 2) {
+          if (k == kOps) break;
+          std::fill(words, words + kLen / 4, (i + 1) << 24 | k);
+          if (hio_write(q, t, b.get(), kLen, 0) != kLen) errors[i] = std::string("write: ") + hio_last_error();
+        } else {
+          bool last = writers_left.load() == 0;
+          if (hio_read(q, t, b.get(), kLen, 0) != kLen) errors[i] = std::string("read: ") + hio_last_error();
+          auto first = words[0];
+          auto* odd = std::find_if(words, words + kLen / 4, [first](uint32_t w) { return w != first; });
+          if (odd != words + kLen / 4)
+            errors[i] = "read " + std::to_string(k) + ": word " + std::to_string(odd - words) + " is " +
+                        std::to_string(*odd) + ", word 0 is " + std::to_string(first);
+          if (last) break;
+        }
+      }
+      if (t < 0) errors[i] = std::string("open: ") + hio_last_error();
+      if (i < 2) writers_left--;
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (unsigned i = 0; i < 3; i++) EXPECT_EQ(errors[i], "") << "thread " << i;
 }
 
 // Queues created and destroyed concurrently, each opening the same device
