@@ -160,6 +160,8 @@ void Adaptive::log_tick(uint64_t now, int level, uint64_t completions) const {
   l.sleeps_per_s = sleeps_per_s_;
   l.completions = completions;
   l.wall_ns = tick_.wall_ns;
+  l.wait_ns = tick_.wait_ns;
+  l.cpu_ns = tick_.cpu_ns;
   for (int m = 0; m < kModes; m++) {
     const ModeCost& c = policy_.cost_at(level, Mode(m));
     l.iops[size_t(m)] = c.known ? c.iops : -1;
@@ -174,8 +176,10 @@ uint64_t Adaptive::hybrid_sleep_ns(const WaitHint& h, uint64_t now) const {
   return due > double(now) ? uint64_t(due - double(now)) : 0;
 }
 
-void Adaptive::end_wait(uint64_t waited_ns, bool slept) {
-  tick_.wait_ns += waited_ns;
+void Adaptive::end_wait(uint64_t waited_ns, uint64_t now, bool slept) {
+  // The first wait began before the queue's first tick (the wake-up cost is
+  // measured in between): only its part inside the tick is the tick's.
+  tick_.wait_ns += std::min(waited_ns, now - tick_start_);
   tick_.sleeps += slept ? 1 : 0;
 }
 

@@ -48,7 +48,8 @@ class Adaptive {
   Mode begin_wait(uint64_t now);
   // How long a hybrid wait for this command sleeps before polling.
   uint64_t hybrid_sleep_ns(const WaitHint& h, uint64_t now) const;
-  void end_wait(uint64_t waited_ns, bool slept);
+  // A wait of waited_ns ended at now_ns.
+  void end_wait(uint64_t waited_ns, uint64_t now_ns, bool slept);
   // The current tick waits by interrupt.
   bool sleeping() const { return started_ && ran_ == Mode::interrupt; }
   void completed(uint32_t len, uint64_t lat_ns);

@@ -21,6 +21,7 @@ struct TickLine {
   double others = 0, others_level = 0, idle = 0;  // others_level: what the level followed
   double sleeps_per_s = 0;
   uint64_t completions = 0, wall_ns = 0;
+  uint64_t wait_ns = 0, cpu_ns = 0;   // of the wall time: inside wait(); the thread's CPU
   std::array<double, kModes> iops{};  // the level's table; -1 where not measured
   Mode next = Mode::poll;
   bool probe = false;

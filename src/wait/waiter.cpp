@@ -96,7 +96,8 @@ int Waiter::adaptive_wait(Backend& be, Cqe* out, unsigned max, unsigned min, uns
   } else {
     r = spin(be, out, max, min, n, st);
   }
-  adaptive_.end_wait(now_ns() - t0, slept);
+  uint64_t t1 = now_ns();
+  adaptive_.end_wait(t1 - t0, t1, slept);
   return r;
 }
 
@@ -114,7 +115,7 @@ bool Waiter::begin_blocking(uint64_t now) {
 }
 
 void Waiter::end_blocking(uint64_t waited_ns) {
-  if (adaptive_blocking_) adaptive_.end_wait(waited_ns, true);
+  if (adaptive_blocking_) adaptive_.end_wait(waited_ns, now_ns(), true);
   adaptive_blocking_ = false;
 }
 

@@ -156,7 +156,7 @@ def test_adaptive_log_with_a_static_mode_logs_iops_only(run_json):
 
 
 TICK_COLUMNS = (
-    "t_us,queue,ran,learned,level,others,others_level,idle,sleeps_per_s,completions,wall_us,"
+    "t_us,queue,ran,learned,level,others,others_level,idle,sleeps_per_s,completions,wall_us,wait_us,cpu_us,"
     "iops_interrupt,iops_poll,iops_hybrid,next,probe"
 ).split(",")
 
@@ -175,6 +175,8 @@ def test_every_adaptive_tick_is_logged_where_the_environment_says(run_json, tmp_
         t = [float(r["t_us"]) for r in mine]
         assert t == sorted(t), q
         assert sum(float(r["wall_us"]) for r in mine) == pytest.approx(0.5e6, rel=0.3), q
+        assert all(0 <= float(r["wait_us"]) <= float(r["wall_us"]) for r in mine), q
+        assert any(float(r["cpu_us"]) > 0 for r in mine), q
         assert all(r["ran"] in modes and r["next"] in modes and 0 <= int(r["level"]) <= 3 for r in mine)
         learned = [r for r in mine if r["learned"] == "1"]
         assert learned and all(int(r["completions"]) > 0 for r in learned)

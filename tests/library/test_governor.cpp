@@ -344,10 +344,10 @@ TEST(Governor, ASecondSpinnerSleepsOnlyWhereTheDeviceIsSlowAgainstAWakeUp) {
     Governor g(std::max(2, int(sysconf(_SC_NPROCESSORS_CONF))), false);
     Adaptive first({}, &g), second({}, &g);
     ASSERT_EQ(first.begin_wait(now_ns()), Mode::poll);
-    first.end_wait(1000, false);
+    first.end_wait(1000, now_ns(), false);
     ASSERT_EQ(second.begin_wait(now_ns()), Mode::poll) << "the device's latency is not known yet";
     for (int i = 0; i < 32; i++) second.completed(4096, uint64_t(device_us * 1000));
-    second.end_wait(1000, false);
+    second.end_wait(1000, now_ns(), false);
     first.begin_wait(now_ns());  // renews its lease
     Mode m = second.begin_wait(now_ns());
     hio_adaptive_view v{};
