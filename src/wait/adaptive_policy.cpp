@@ -73,8 +73,15 @@ bool AdaptivePolicy::learn(uint64_t now, Mode m, const TickSample& s, const Sign
   if (recheck) w = std::max(w, p_.recheck_weight);
   c.span_ns = std::min(c.span_ns + wall, double(p_.learn_tau_ns));
   auto mix = [w](double old, double v) { return old + w * (v - old); };
-  c.iops = mix(c.iops, n / wall_s);
-  c.iops_free = mix(c.iops_free, n / active_s);
+  // A tick far below the mode's rate is most often the device or the
+  // application in a slow spell (8 reads in 5 ms, waiting, in either mode),
+  // and such spells fall on the mode in use while a probe's 8 ms mostly
+  // misses them: counted whole, they push the queue off whichever mode it
+  // uses. Counted at half the mode's rate at most, a slow spell that lasts
+  // still brings the figure down, tick by tick.
+  auto spell = [&](double old, double v) { return fresh ? v : std::max(v, p_.slow_spell * old); };
+  c.iops = mix(c.iops, spell(c.iops, n / wall_s));
+  c.iops_free = mix(c.iops_free, spell(c.iops_free, n / active_s));
   c.cpu_ns = mix(c.cpu_ns, double(s.cpu_ns) / n);
   c.lat_ns = mix(c.lat_ns, double(s.lat_sum_ns) / n);
   c.sleeps = mix(c.sleeps, double(s.sleeps) / n);
