@@ -41,9 +41,9 @@ void EmuDevice::mark_written(uint64_t offset, uint32_t len) {
 
 uint64_t EmuDevice::stripes_of(uint64_t offset, uint32_t len) {
   uint64_t first = offset >> kPageShift, last = (offset + len - 1) >> kPageShift;
-  if (last - first >= 63) return ~0ull;
+  if (last - first >= kStripes - 1) return (1ull << kStripes) - 1;
   uint64_t mask = 0;
-  for (uint64_t p = first; p <= last; p++) mask |= 1ull << (p % 64);
+  for (uint64_t p = first; p <= last; p++) mask |= 1ull << (p % kStripes);
   return mask;
 }
 

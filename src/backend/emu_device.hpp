@@ -50,8 +50,11 @@ class EmuDevice {
   std::unique_ptr<std::atomic<uint64_t>[]> written_;
   // Each command moves its data atomically against the others on its pages,
   // as an SSD's do: queues on several threads may write the same blocks, and
-  // a read must return one write whole. Pages share 64 striped locks.
-  std::shared_mutex stripes_[64];
+  // a read must return one write whole. Pages share kStripes striped locks:
+  // few enough that a wide command holding all of them, beside its callers'
+  // locks, stays within what a thread may hold under TSan (64).
+  static constexpr unsigned kStripes = 16;
+  std::shared_mutex stripes_[kStripes];
   std::mutex mu_;  // the failures' random state: the device is shared by queues
   std::mt19937_64 rng_;
 };
