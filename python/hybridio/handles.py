@@ -394,8 +394,9 @@ def resolve(a):
         a.only = [e for e in EXPERIMENTS if e in names]
     if a.file and a.file.lower() == "none":
         a.file = None
-    a.out = outdir.prepare(outdir.results_path(a.out, "hybridio-handles"), raw="raw/handles")
     check(a)
+    # Only once the input holds: a refused run leaves no empty folder behind.
+    a.out = outdir.prepare(outdir.results_path(a.out, "hybridio-handles"), raw="raw/handles")
     return a
 
 

@@ -227,9 +227,9 @@ def resolve(a):
                 raise UsageError(f"unknown target {t!r}: {why}")
         elif not os.path.isdir(os.path.dirname(os.path.abspath(t))):
             raise UsageError(f"unknown target {t!r}: neither emu:PROFILE nor a path in an existing directory")
-    out = outdir.prepare(outdir.results_path(a.out, "hybridio-study"))
     if a.handles:
         handles.check(a)  # the job files, and the file target of the polling-period experiment
+    out = outdir.prepare(outdir.results_path(a.out, "hybridio-study"))
     return {
         "targets": targets,
         "strategies": strategies,

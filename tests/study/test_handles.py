@@ -390,8 +390,10 @@ def test_standalone_rejects_bad_arguments(hio_bench, args, needle):
 
 
 def test_standalone_missing_hio_bench(tmp_path):
-    p = standalone("--hio-bench", str(tmp_path / "hio-bench"), "--only", "split")
+    out = tmp_path / "results"
+    p = standalone("--hio-bench", str(tmp_path / "hio-bench"), "--only", "split", "--out", str(out))
     assert p.returncode == 2 and "make build" in p.stderr
+    assert not out.exists(), "a refused run leaves no folder behind"
 
 
 # --- the report section and the plots, from synthetic findings ---
