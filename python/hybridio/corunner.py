@@ -107,9 +107,13 @@ class CoRunner:
         os.close(fd)
         # Its own session: a terminal's Ctrl-C reaches the study, which kills
         # the whole group, and nothing of it outlives the study.
-        self.proc = subprocess.Popen(
-            self.command(self._yaml), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
-        )
+        try:
+            self.proc = subprocess.Popen(
+                self.command(self._yaml), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+            )
+        except OSError:
+            os.unlink(self._yaml)  # __exit__ does not run when __enter__ raises
+            raise
         if self.kind == "memory" and self.load < 100:
             self._duty = DutyCycle(self.proc, self.load).start()
         return self

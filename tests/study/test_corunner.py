@@ -6,6 +6,7 @@ import argparse
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 import pytest
@@ -21,6 +22,15 @@ def test_runs_measures_and_leaves_nothing(no_stray_stress_ng, kind):
         assert co.proc.poll() is None
         ops = co.result()
     assert ops > 0
+
+
+def test_a_co_runner_that_cannot_start_leaves_no_report_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))  # no stress-ng
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    with pytest.raises(FileNotFoundError):
+        with CoRunner("cpu", 50, "0", 1):
+            pass
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_killed_when_the_block_fails(no_stray_stress_ng):
