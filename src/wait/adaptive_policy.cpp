@@ -13,7 +13,8 @@ int contention_level(double c) {
 }
 
 double others_without_our_wakeups(double others, double sleeps_per_s, double wake_cpu_ns, const PolicyParams& p) {
-  return std::max(0.0, others - sleeps_per_s * p.hidden_wake_share * wake_cpu_ns / 1e9);
+  double ours = sleeps_per_s * p.hidden_wake_share * wake_cpu_ns / 1e9;
+  return others - std::min(ours, p.hidden_wake_cap * others);
 }
 
 int LevelHold::update(uint64_t now, double contention, Waiting ours) {

@@ -74,6 +74,8 @@ struct PolicyParams {
   double hybrid_margin = 1.05;            // beside other work hybrid must beat interrupt by this
   double far_behind = 0.8;                // a mode scoring below this share of the best backs off faster
   double hidden_wake_share = 0.5;         // wake-up CPU not charged to the thread, per sleep
+  double hidden_wake_cap = 0.5;           // and at most this share of what the others read: on a fast device
+                                          // (45K sleeps/s) the estimate exceeded a 10% neighbour's whole reading
   double saturated = 0.4;                 // beside a poller, others using this much may want more
   double spare_free = 0.05;               // a core idle this much beside a sleeper: the others had all they wanted
   double level_full_idle = 0.1;           // below this, a lower figure beside a sleeper keeps the level (LevelHold):

@@ -460,8 +460,25 @@ TEST(LevelHold, OurWakeUpsBesideOurSleeperDoNotMoveTheLevel) {
   EXPECT_EQ(contention_level(0.20), 2) << "the reading as it was";
   EXPECT_EQ(contention_level(beside_sleeper), contention_level(0.13));
   EXPECT_EQ(others_without_our_wakeups(0.20, 0, kWakeCpuNs, p), 0.20) << "a poller's reading is left alone";
-  EXPECT_EQ(others_without_our_wakeups(0.02, 12500, kWakeCpuNs, p), 0.0) << "never below nobody";
+  EXPECT_EQ(contention_level(others_without_our_wakeups(0.02, 12500, kWakeCpuNs, p)), 0) << "nobody stays nobody";
   EXPECT_GE(contention_level(others_without_our_wakeups(1.0, 12500, kWakeCpuNs, p)), 3) << "a full core stays heavy";
+}
+
+// On emu:pcie4 a queue on interrupts sleeps 45K times a second: the estimate
+// of its wake-ups' hidden share (0.34 of a core) exceeded what a 10%
+// neighbour read beside it (0.15-0.3). The level read quiet beside our
+// sleeper and light or medium beside our poller, so no tick was ever
+// measured at one level and the queue cycled between polling and a probe
+// of interrupts (37% of the time polling, 0.67 of poll's ops/s). The
+// discount takes at most half of the reading: both modes see a neighbour.
+TEST(LevelHold, OurWakeUpsNeverHideTheWholeNeighbour) {
+  const PolicyParams p;
+  constexpr double kWakeCpuNs = 15000;
+  for (double reading : {0.15, 0.2, 0.3}) {
+    double beside_sleeper = others_without_our_wakeups(reading, 45000, kWakeCpuNs, p);
+    EXPECT_DOUBLE_EQ(beside_sleeper, reading * (1 - p.hidden_wake_cap)) << reading;
+    EXPECT_GE(contention_level(beside_sleeper), 1) << reading;
+  }
 }
 
 TEST(LevelHold, OurOwnWakeUpsAreNotALightNeighbour) {
