@@ -50,7 +50,7 @@ class CoreWindow {
 class Governor {
  public:
   static constexpr uint64_t kSampleNs = 1'000'000;  // at most one sample per this
-  static constexpr uint64_t kCostEvery = 16;         // samples per reading of their cost
+  static constexpr uint64_t kCostEvery = 16;        // samples per reading of their cost
   static constexpr uint64_t kLeaseNs = 10'000'000;  // an unrenewed spin lease lapses after this
   static constexpr double kAmbiguousOthers = 0.3;   // beside our spinner, use above this may hide more demand
   // PSI weighs each CPU's stall by its busy time in whole jiffies, so reads
