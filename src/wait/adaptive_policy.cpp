@@ -133,7 +133,8 @@ double AdaptivePolicy::score(Mode m, const Signals& sig) const {
   // they want that they get. What they get in each mode is measured: their
   // use of the core then, less what our wake-ups cost them outside our
   // thread (interrupt handling, the switches: half a wake-up's CPU each),
-  // which the core's busy time counts as theirs. What they want is the
+  // which the core's busy time counts as theirs; the same estimate, and
+  // the same cap, as the level's. What they want is the
   // time they were runnable beside our poller (PSI); without it, the most
   // they used in any mode, or the whole core where the core was full beside
   // a sleeping mode (they might have taken more) or where they reached the
@@ -153,8 +154,8 @@ double AdaptivePolicy::score(Mode m, const Signals& sig) const {
     want = std::max(want, poll.demand);
   else if (full || (poll.known && poll.others >= p_.saturated))
     want = 1.0;
-  double hidden = c.iops * p_.hidden_wake_share * sig.wake_cpu_ns * c.sleeps / 1e9;
-  double theirs = want > 0 ? std::clamp((c.others - hidden) / want, 0.0, 1.0) : 1.0;
+  double got = others_without_our_wakeups(c.others, c.iops * c.sleeps, sig.wake_cpu_ns, p_);
+  double theirs = want > 0 ? std::clamp(got / want, 0.0, 1.0) : 1.0;
   return ours + theirs;
 }
 

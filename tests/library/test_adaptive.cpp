@@ -256,6 +256,26 @@ TEST(AdaptivePolicy, LargeGainSwitchesAtOnce) {
   EXPECT_EQ(p.settled(), Mode::interrupt);
 }
 
+// Under the shared objective the neighbour's part of a sleeping mode's
+// score is its reading less our wake-ups' estimated cost, and as for the
+// level that estimate never takes more than the cap of the reading: at 45K
+// sleeps/s and 15 us a wake-up it alone exceeds a 20% neighbour's reading,
+// which would leave the neighbour nothing beside our sleeper.
+TEST(AdaptivePolicy, OurWakeUpsNeverHideTheNeighbourInTheScore) {
+  AdaptivePolicy p;
+  Signals beside = sig(0.2);
+  beside.wake_cpu_ns = 15000;
+  TickSample s = Settled::sample(45000, 10000);
+  s.sleeps = s.completions;
+  p.on_tick(kTick, Mode::interrupt, s, beside);
+  ASSERT_TRUE(p.cost(Mode::interrupt, 0.2).known);
+  Signals own = beside;
+  own.objective = Objective::own;
+  double theirs = p.score(Mode::interrupt, beside) - p.score(Mode::interrupt, own);
+  // Nothing but the sleeper measured and the core full: they may want all of it.
+  EXPECT_NEAR(theirs, 0.2 * (1 - kParams.hidden_wake_cap), 1e-9);
+}
+
 // At a steady level, a lead that rests on an old measurement of the other
 // mode (the device may have drifted since) is checked by measuring that
 // mode again before switching; the switch follows only if it holds.
