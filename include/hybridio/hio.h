@@ -339,7 +339,7 @@ typedef struct hio_handle_opts {
   hio_queue *write_queue;  /* non-NULL: writes and flushes go here (needs queue) */
   unsigned depth;          /* a dedicated queue's (0: 64) */
   hio_strategy strategy;   /* a dedicated queue's */
-  hio_cache *cache;        /* NULL: none; I/O must then be 4 KiB aligned */
+  hio_cache *cache;        /* NULL: none, I/O aligned as the target needs; else whole 4 KiB pages */
   hio_readahead readahead; /* with a cache */
   hio_reaper *reaper;      /* NULL: the threads that call hio_handle_reap reap */
 } hio_handle_opts;

@@ -8,6 +8,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
@@ -213,6 +215,63 @@ INSTANTIATE_TEST_SUITE_P(
                             "writes=hybridio",
                             "PollBufferedWriteBackReadahead", false}),
     [](const auto& i) { return std::string(i.param.name); });
+
+// What hybridio's own probe says O_DIRECT needs for path (0 on failure).
+uint32_t direct_alignment(const std::string& path) {
+  hio_engine* e = nullptr;
+  hio_queue* q = nullptr;
+  hio_queue_opts qo{};
+  qo.depth = 1;
+  hio_open_opts oo{};
+  oo.flags = HIO_OPEN_DIRECT;
+  hio_target_info info{};
+  int t = -1;
+  if (hio_engine_create(&e) == 0 && hio_queue_create(e, &qo, &q) == 0) t = hio_queue_open(q, path.c_str(), &oo);
+  bool ok = t >= 0 && hio_target_info_get(q, t, &info) == 0;
+  if (q) hio_queue_destroy(q);
+  if (e) hio_engine_destroy(e);
+  return ok ? std::max(info.offset_align, info.mem_align) : 0;
+}
+
+// O_DIRECT reads ask RocksDB for the device's alignment, as its own Posix
+// files do, not for whole pages: a 4 KiB block spanning two pages would
+// read 8 KiB. The block cache works in pages; buffered files need none.
+TEST(FilesAlignment, DirectReadsTakeTheDevicesAlignment) {
+  REQUIRE_SCRATCH();
+  hiotest::TempFile f;
+  int fd = open(f.c_str(), O_CREAT | O_WRONLY, 0600);
+  ASSERT_GE(fd, 0);
+  std::string data = random_bytes(20000, 4);
+  ASSERT_EQ(write(fd, data.data(), data.size()), ssize_t(data.size()));
+  close(fd);
+  uint32_t device = direct_alignment(f.path());
+  ASSERT_GT(device, 0u);
+  struct Case {
+    const char* uri;
+    size_t align;
+    bool direct;
+  };
+  for (Case c : {Case{"hybridio://?completion=interrupt", device, true},
+                 Case{"hybridio://?completion=poll&cache_mb=4&writes=hybridio", 4096, true},
+                 Case{"hybridio://?completion=interrupt&direct=0", 4096, false}}) {
+    std::shared_ptr<rdb::FileSystem> fs;
+    rdb::Status made = hybridio::rocksdb::NewFileSystem(c.uri, &fs);
+    ASSERT_TRUE(made.ok()) << c.uri << ": " << made.ToString();
+    std::unique_ptr<rdb::FSRandomAccessFile> r;
+    rdb::IOStatus s = fs->NewRandomAccessFile(f.path(), rdb::FileOptions(), &r, nullptr);
+    ASSERT_TRUE(s.ok()) << c.uri << ": " << s.ToString();
+    EXPECT_EQ(r->GetRequiredBufferAlignment(), c.align) << c.uri;
+    EXPECT_EQ(r->use_direct_io(), c.direct) << c.uri;
+    // RocksDB's direct reads: an aligned buffer, offsets and lengths at that alignment.
+    size_t a = r->GetRequiredBufferAlignment();
+    std::unique_ptr<char, void (*)(void*)> buf(static_cast<char*>(std::aligned_alloc(a, 8192)), &std::free);
+    for (uint64_t off : {uint64_t(0), uint64_t(a), uint64_t(3 * a), uint64_t(16384 - a)}) {
+      rdb::Slice got;
+      ASSERT_TRUE(r->Read(off, a, rdb::IOOptions(), &got, buf.get(), nullptr).ok()) << c.uri << " at " << off;
+      EXPECT_EQ(got.ToString(), data.substr(off, a)) << c.uri << " at " << off;
+    }
+  }
+}
 
 TEST(FilesErrors, MissingFileAndNoDirectIo) {
   std::shared_ptr<rdb::FileSystem> fs;

@@ -46,9 +46,13 @@ class FileIo {
 
   const std::string& path() const { return path_; }
   Core& core() { return *core_; }
-  // Page size the handle needs offsets, lengths and buffers aligned to (1: none).
+  // What the handle needs offsets, lengths and buffers aligned to (1: none).
   uint32_t align() const { return align_; }
 
+  // Opens the calling thread's handle now, so that an unusable file (or
+  // O_DIRECT where the file system has none) fails at open, and learns the
+  // alignment. Called once, before the file is shared between threads.
+  IOStatus Open();
   // The calling thread's handle on the file, and that thread's queue.
   IOStatus Handle(hio_handle** out, ThreadQueue** tq = nullptr);
 

@@ -17,11 +17,7 @@ class SequentialFile : public rdb::FSSequentialFile {
  public:
   SequentialFile(const std::shared_ptr<Core>& core, const std::string& path, uint64_t size)
       : io_(core, path, FileIo::Mode::kRead, core->config().direct), size_(size) {}
-  // The calling thread's handle, opened now: an unusable file fails at open.
-  IOStatus Open() {
-    hio_handle* h = nullptr;
-    return io_.Handle(&h);
-  }
+  IOStatus Open() { return io_.Open(); }
 
   IOStatus Read(size_t n, const IOOptions&, Slice* result, char* scratch, IODebugContext*) override {
     size_t got = 0;
@@ -41,8 +37,8 @@ class SequentialFile : public rdb::FSSequentialFile {
     pos_ = std::min(size_, pos_ + n);
     return IOStatus::OK();
   }
-  // Where the handle reads whole pages (O_DIRECT or the cache), RocksDB is
-  // told so and hands page-aligned buffers: no bounce copy.
+  // Where the handle needs aligned reads (O_DIRECT or the cache), RocksDB is
+  // told so and hands aligned buffers: no bounce copy.
   bool use_direct_io() const override { return io_.align() > 1; }
   size_t GetRequiredBufferAlignment() const override { return io_.align() > 1 ? io_.align() : 4096; }
   IOStatus InvalidateCache(size_t, size_t) override { return IOStatus::OK(); }
@@ -73,11 +69,7 @@ class RandomAccessFile : public rdb::FSRandomAccessFile {
  public:
   RandomAccessFile(const std::shared_ptr<Core>& core, const std::string& path, uint64_t size)
       : io_(core, path, FileIo::Mode::kRead, core->config().direct), size_(size) {}
-  // The calling thread's handle, opened now: an unusable file fails at open.
-  IOStatus Open() {
-    hio_handle* h = nullptr;
-    return io_.Handle(&h);
-  }
+  IOStatus Open() { return io_.Open(); }
 
   IOStatus Read(uint64_t offset, size_t n, const IOOptions&, Slice* result, char* scratch,
                 IODebugContext*) const override {
@@ -137,8 +129,8 @@ class RandomAccessFile : public rdb::FSRandomAccessFile {
   IOStatus Prefetch(uint64_t, size_t, const IOOptions&, IODebugContext*) override {
     return IOStatus::NotSupported("Prefetch");  // RocksDB's prefetch buffer reads ahead instead
   }
-  // Where the handle reads whole pages (O_DIRECT or the cache), RocksDB is
-  // told so and hands page-aligned buffers: no bounce copy.
+  // Where the handle needs aligned reads (O_DIRECT or the cache), RocksDB is
+  // told so and hands aligned buffers: no bounce copy.
   bool use_direct_io() const override { return io_.align() > 1; }
   size_t GetRequiredBufferAlignment() const override { return io_.align() > 1 ? io_.align() : 4096; }
   IOStatus InvalidateCache(size_t, size_t) override { return IOStatus::OK(); }
@@ -154,10 +146,11 @@ class RandomAccessFile : public rdb::FSRandomAccessFile {
 // would make every Put wait for the disk.
 //
 // Appends are gathered in a page-aligned buffer that Flush writes out. Where
-// the handle needs whole pages (O_DIRECT or the block cache), the file's
-// last, partial page is written whole (zero-padded) and again at the next
-// Flush, so the file may end in up to a page of zeros until Close cuts it to
-// its size. RocksDB's log reader treats such zeros as the end of the log.
+// the handle needs whole blocks (O_DIRECT: the device's; the block cache:
+// pages), the file's last, partial block is written whole (zero-padded) and
+// again at the next Flush, so the file may end in up to a block of zeros
+// until Close cuts it to its size. RocksDB's log reader treats such zeros
+// as the end of the log.
 class WritableFile : public rdb::FSWritableFile {
  public:
   static constexpr size_t kBuffer = 1 << 20;
@@ -168,14 +161,9 @@ class WritableFile : public rdb::FSWritableFile {
   }
   ~WritableFile() override { Close(IOOptions(), nullptr).PermitUncheckedError(); }
 
-  // The calling thread's handle, opened now: an unusable file (or O_DIRECT
-  // where the file system has none) fails at open, not at the first write.
-  IOStatus Open() {
-    hio_handle* h = nullptr;
-    return io_.Handle(&h);
-  }
+  IOStatus Open() { return io_.Open(); }
 
-  // Continues an existing file of `size` bytes: its partial last page is rewritten whole.
+  // Continues an existing file of `size` bytes: its partial last block is rewritten whole.
   IOStatus Resume(uint64_t size) {
     base_ = size / io_.align() * io_.align();
     fill_ = size_t(size - base_);
@@ -186,7 +174,7 @@ class WritableFile : public rdb::FSWritableFile {
     int err = errno;
     if (fd >= 0) ::close(fd);
     if (n != ssize_t(fill_))
-      return IOStatus::IOError(io_.path(), std::string("reading the last page to append after it: ") +
+      return IOStatus::IOError(io_.path(), std::string("reading the last block to append after it: ") +
                                                (n < 0 ? std::strerror(err) : "short read"));
     return IOStatus::OK();
   }
@@ -242,13 +230,13 @@ class WritableFile : public rdb::FSWritableFile {
   bool IsSyncThreadSafe() const override { return false; }
 
  private:
-  // Writes what Append gathered since the last write, padded to whole pages.
+  // Writes what Append gathered since the last write, padded to whole blocks.
   IOStatus WriteOut() {
     if (fill_ == flushed_) return IOStatus::OK();
     size_t a = io_.align();
     size_t whole = fill_ / a * a, len = (fill_ + a - 1) / a * a;
     std::memset(buf_.get() + fill_, 0, len - fill_);
-    // Pages written before and unchanged since are not written again.
+    // Blocks written before and unchanged since are not written again.
     size_t from = flushed_ / a * a;
     IOStatus s = io_.Write(buf_.get() + from, len - from, base_ + from);
     if (!s.ok()) return s;
@@ -273,7 +261,7 @@ class WritableFile : public rdb::FSWritableFile {
 
   FileIo io_;
   std::unique_ptr<char, void (*)(void*)> buf_{nullptr, &std::free};
-  uint64_t base_ = 0;   // the file offset of buf_[0], page-aligned
+  uint64_t base_ = 0;   // the file offset of buf_[0], block-aligned
   size_t fill_ = 0;     // bytes in buf_
   size_t flushed_ = 0;  // of which written
   bool synced_ = false, closed_ = false;
