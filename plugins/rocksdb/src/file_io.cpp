@@ -34,7 +34,8 @@ uint64_t new_id() {
 // size: a read finds its handle here without the file's lock. Ids are
 // never reused, so a closed file's slot never matches. Direct-mapped, as
 // random reads visit every table of a DB in turn: a 1 GB one here has 15,
-// which a last-8 list missed on most reads (450 instructions a read more).
+// and a last-8 list missed on 46% of reads (173 instructions a lookup
+// against 77).
 struct Recent {
   uint64_t id = 0;
   hio_handle* h = nullptr;
