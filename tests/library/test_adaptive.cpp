@@ -221,7 +221,7 @@ struct Settled {
     s.completions = uint64_t(iops * double(wall) / 1e9);
     s.cpu_ns = uint64_t(cpu_ns * double(s.completions));
     s.lat_sum_ns = 10000 * s.completions;
-    s.wait_ns = kTick;
+    s.wait_ns = wall;
     return s;
   }
   Decision step() {
