@@ -6,7 +6,7 @@ CMAKE_FLAGS ?=
 # The checkout's own virtual environment, made by scripts/deps.sh.
 PY := $(CURDIR)/.venv/bin/python
 
-.PHONY: deps build test unit lint format study strategies bench-fio bench-fio-engine bench-study-drivers bench-adaptive bench-bursty bench-own-threads bench-handles bench-rocksdb clean
+.PHONY: deps build test unit lint format study strategies bench-fio bench-fio-engine bench-fio-instructions bench-study-drivers bench-adaptive bench-bursty bench-own-threads bench-handles bench-rocksdb clean
 
 # The README's two commands, `make study` and `make test`, install what they
 # need. Every other target installs nothing: it names what is missing and
@@ -73,6 +73,13 @@ bench-fio-engine:
 	$(call ready,bench)
 	cmake -S . -B $(BUILD) >/dev/null && ninja -C $(BUILD) hybridio-fio
 	$(PY) bench/fio_engine.py --engine $(BUILD)/plugins/fio/libhybridio-fio.so $(FIO_ENGINE_ARGS)
+
+# User-space instructions per I/O, fio's io_uring engine against the hybridio
+# engine on interrupts, counted by callgrind (about 1 min; docs/benchmarks.md).
+bench-fio-instructions:
+	$(call ready,bench)
+	cmake -S . -B $(BUILD) >/dev/null && ninja -C $(BUILD) hybridio-fio
+	$(PY) bench/fio_instructions.py --engine $(BUILD)/plugins/fio/libhybridio-fio.so
 
 # The study's co-runner matrix through hio-bench and through fio with the
 # engine, on the emulated SSDs: the same winners, IOPS within 5% (about 5 min).
