@@ -365,6 +365,7 @@ def claims(rows, target):
                 {
                     "id": f"bursty-{row['burst_ms']}-{s}",
                     "load": None,
+                    "burst_ms": row["burst_ms"],
                     "state": v["state"],
                     "threshold": GOAL,
                     "text": f"beside a neighbour {burst_name(row['burst_ms'])}, {s} >= {GOAL:.2f} x the better "
@@ -407,25 +408,48 @@ def example_run(results, target, burst=50):
     return runs[0] if runs else None
 
 
+class Measured:
+    """The experiment's runs so far (results, each scored against its round's
+    references) and those references; run() adds the steps of a plan."""
+
+    def __init__(self):
+        self.results = []
+        self.refs = {}
+
+    def run(self, a, steps, progress=None, started=None):
+        for r, kind, t, b, s in steps:
+            if kind == "io-alone":
+                self.refs[(r, "io", t)] = measure(a, t, "poll", None, started)["iops"]
+            elif kind == "neighbour-alone":
+                self.refs[(r, "cpu", b)] = neighbour_alone(a, b)
+            else:
+                m = measure(a, t, s, b, started)
+                m.update({"kind": kind, "round": r, "target": t, "burst": b, "strategy": s})
+                if not STRATEGIES[s][1]:
+                    m["job"] = {k: m["job"][k] for k in ("read", "job_runtime")}
+                self.results.append(m)
+            if progress:
+                progress(f"bursty {kind} {t or ''} {b if b is not None else ''} {s or ''}")
+        # A round's references may run after its cells: score once the steps are done.
+        for m in self.results:
+            refs = (self.refs[(m["round"], "io", m["target"])], self.refs.get((m["round"], "cpu", m["burst"])))
+            m["scores"] = scores(m, *refs)
+
+
 def run(a, targets, bursts, strategies, progress=None, started=None):
-    results = []
-    refs = {}
-    for r, kind, t, b, s in plan(targets, bursts, strategies, a.repeats, a.seed):
-        if kind == "io-alone":
-            refs[(r, "io", t)] = measure(a, t, "poll", None, started)["iops"]
-        elif kind == "neighbour-alone":
-            refs[(r, "cpu", b)] = neighbour_alone(a, b)
-        else:
-            m = measure(a, t, s, b, started)
-            m.update({"kind": kind, "round": r, "target": t, "burst": b, "strategy": s})
-            if not STRATEGIES[s][1]:
-                m["job"] = {k: m["job"][k] for k in ("read", "job_runtime")}
-            results.append(m)
-        if progress:
-            progress(f"bursty {kind} {t or ''} {b if b is not None else ''} {s or ''}")
-    for m in results:
-        m["scores"] = scores(m, refs[(m["round"], "io", m["target"])], refs.get((m["round"], "cpu", m["burst"])))
-    return results
+    m = Measured()
+    m.run(a, plan(targets, bursts, strategies, a.repeats, a.seed), progress, started)
+    return m.results
+
+
+def extra_round(target, burst, strategies, r):
+    """The steps of one more round of (target, burst): its references and
+    cells, in a shuffled order."""
+    steps = [("io-alone", target, None, "poll")]
+    steps += [("neighbour-alone", None, burst, None)] if burst != NONE else []
+    steps += [("cell", target, burst, s) for s in strategies]
+    random.Random(r).shuffle(steps)
+    return [(r, *s) for s in steps]
 
 
 def steps(targets, bursts, strategies, repeats):

@@ -143,8 +143,8 @@ def parse_args(argv):
     ap.add_argument("--repeats", help=f"runs per cell, interleaved (default: {DEFAULTS['repeats']}, --quick: 1)")
     ap.add_argument(
         "--budget",
-        help="time for more rounds of the cells where an adaptive claim is unresolved, the "
-        "most uncertain first, e.g. 30m or 90s (default: 0, none)",
+        help="time for more rounds of the cells where an adaptive claim is unresolved, those "
+        "likeliest to resolve per second first, e.g. 30m or 90s (default: 0, none)",
     )
     ap.add_argument(
         "--workloads",
@@ -663,36 +663,44 @@ def run_plan(runner, plan, records, bar):
         run_one(runner, cell, rep, records, bar)
 
 
-def most_uncertain_cell(found):
-    """((device, workload, ratio, degree), cell) of the adaptive claims' one-thread
-    cell farthest from resolving, or None when none is unresolved."""
-    return rounds.farthest(
-        ((claim["device"], c["workload"], c["ratio"], c["degree"]), c, ADAPTIVE_REACH)
-        for claim in found["claims"]
-        if claim["id"] in ADAPTIVE_OBJECTIVES
-        for c in claim.get("cells", [])
+def next_cell(found, cells, runtime, remaining_s):
+    """((device, workload, ratio, degree), cell, rounds) of the adaptive
+    claims' one-thread cell that the least measuring time is projected to
+    resolve within remaining_s (rounds.next_to_resolve), or None."""
+
+    def configs(key):
+        return [c for c in cells if (c.device, c.workload, c.ratio, c.degree, c.threads) == (*key, 1)]
+
+    return rounds.next_to_resolve(
+        (
+            (key, c, ADAPTIVE_REACH, estimate_s(len(configs(key)), runtime))
+            for claim in found["claims"]
+            if claim["id"] in ADAPTIVE_OBJECTIVES
+            for c in claim.get("cells", [])
+            for key in [(claim["device"], c["workload"], c["ratio"], c["degree"])]
+        ),
+        remaining_s,
     )
 
 
 def extra_rounds(runner, cfg, a, records, bar, extra):
     """Within cfg["budget_s"], one more round at a time of the cell where an
-    adaptive claim is the most unresolved (all its configurations, shuffled,
-    measured in that round), appended to records; each round is listed in extra."""
+    adaptive claim is unresolved and projected to resolve soonest (all its
+    configurations, shuffled, measured in that round), appended to records;
+    each round is listed in extra."""
     started, r = time.monotonic(), a.repeats
     while cfg["budget_s"] > 0:
         found = findings(summarize(records), cfg["sweep_ratio"], cfg["degrees"], cfg["ratios"], records)
-        pick = most_uncertain_cell(found)
+        pick = next_cell(found, cfg["cells"], a.runtime, cfg["budget_s"] - (time.monotonic() - started))
         if pick is None:
             return
-        (device, workload, ratio, degree), cell = pick
+        (device, workload, ratio, degree), cell, projected = pick
         todo = [
             c
             for c in cfg["cells"]
             if (c.device, c.workload, c.ratio, c.degree, c.threads) == (device, workload, ratio, degree, 1)
         ]
         random.Random(r).shuffle(todo)
-        if time.monotonic() - started + estimate_s(len(todo), a.runtime) > cfg["budget_s"]:
-            return
         extra.append(
             {
                 "round": r + 1,
@@ -701,12 +709,14 @@ def extra_rounds(runner, cfg, a, records, bar, extra):
                 "ratio": ratio,
                 "degree": degree,
                 "interval": cell["interval"],
+                "projected_rounds": projected,
             }
         )
         bar.total += len(todo)
         bar.write(
             f"hio-study rocksdb: round {r + 1} of {device} {workload} {ratio_label(ratio)} at {degree}%: "
-            f"adaptive against {cell['rival']} is unresolved ({cell['interval_text']})"
+            f"adaptive against {cell['rival']} is unresolved ({cell['interval_text']}; about {projected} "
+            f"more round(s) to resolve)"
         )
         for c in todo:
             run_one(runner, c, r, records, bar, " (extra)")

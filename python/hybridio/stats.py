@@ -235,13 +235,3 @@ def rank(ratios, seed=0):
     if iv.n >= 2 and iv.high < 1 / (1 + NOISE_BAND):
         return "second"
     return "tie"
-
-
-def uncertainty(interval, threshold):
-    """How far a claim is from resolving: the interval's width on the log
-    scale, over its distance to the threshold (larger: repeat it first)."""
-    if interval.n < 2:
-        return math.inf
-    width = math.log(interval.high) - math.log(interval.low)
-    gap = abs(math.log(interval.value) - math.log(threshold))
-    return width / gap if gap > 0 else math.inf

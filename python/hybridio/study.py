@@ -102,8 +102,8 @@ def parse_args(argv):
     )
     ap.add_argument(
         "--budget",
-        help="time for more rounds of the cells whose verdict is unresolved, the most "
-        "uncertain first, e.g. 10m or 90s; 0: none (default: 2m, --quick: 0)",
+        help="time for more rounds where a verdict is unresolved, those likeliest to resolve per "
+        "second first (docs/study.md), e.g. 10m or 90s; 0: none (default: 2m, --quick: 0)",
     )
     ap.add_argument("--runtime", type=int, help="seconds per run (default: 1)")
     ap.add_argument("--cores", help="the core set shared by the I/O and the co-runner (default: the last CPU)")
@@ -333,7 +333,7 @@ def run(a, cfg):
     progress = "corunner_cpu" if a.corunner == "cpu" else "corunner_ops_per_s"
     limit = CoreLimit(cfg["cores"])
     runner = Runner(a, cfg, limit)
-    measurements, tl, burst_results = [], {}, []
+    measurements, tl = [], {}
     handle_results = handles.new_results(a.hio_bench, a.runtime, a.handles, a.file, a.size, len(handle_plan))
     interrupted = False
     handles_failed = False
@@ -371,6 +371,33 @@ def run(a, cfg):
     def paired(t):
         return verdict.paired_verdict(measurements, corunner_rounds[progress], t, progress)
 
+    def step(what):
+        bar.update()
+        bar.set_description(what[:40])
+
+    burst = bursty.Measured()
+    strategies_b = list(bursty.STRATEGIES)
+    ba = argparse.Namespace(
+        hio_bench=a.hio_bench,
+        cpu=corunner.expand_cpus(cfg["cores"])[-1],
+        runtime=BURSTY_RUNTIME,
+        size=a.size,
+        repeats=a.bursty,
+        seed=0,
+    )
+
+    def candidates():
+        """Every claim as ((experiment, target, load or burst), claim,
+        threshold, seconds one more round of its group takes)."""
+        for t in cfg["targets"]:
+            for c in paired(t)["claims"]:
+                if c.get("load") is not None:
+                    runs = len(rounds.group(cells, t, c["load"], seed=0)) + (1 if c["load"] else 0)
+                    yield ("contention", t, c["load"]), c, c["threshold"], runs * (a.runtime + 0.3)
+            for c in bursty.claims(bursty.summarize(burst.results, [t], cfg["bursts"]), t):
+                runs = len(bursty.extra_round(t, c["burst_ms"], strategies_b, 0))
+                yield ("bursty", t, c["burst_ms"]), c, c["threshold"], runs * (BURSTY_RUNTIME + 0.3)
+
     try:
         for rep in range(a.repeats):
             for load in solo_loads:
@@ -378,59 +405,55 @@ def run(a, cfg):
             for r, c in plan:
                 if r == rep:
                     measure(c, r)
+        if bursty_runs:
+            burst.run(ba, bursty.plan(cfg["targets"], cfg["bursts"], strategies_b, a.bursty), step, limit.add)
         # Then, within the budget, more rounds where a verdict is unresolved.
         started = time.monotonic()
         while cfg["budget_s"] > 0:
-            pick = rounds.most_uncertain({t: paired(t)["claims"] for t in cfg["targets"]})
+            pick = rounds.next_to_resolve(candidates(), cfg["budget_s"] - (time.monotonic() - started))
             if pick is None:
                 break
-            target, load, claim = pick
-            r = a.repeats + len(extra_rounds)
-            todo = rounds.group(cells, target, load, seed=r)
-            need = (len(todo) + (1 if load else 0)) * (a.runtime + 0.3)
-            if time.monotonic() - started + need > cfg["budget_s"]:
-                break
+            (experiment, target, group), claim, projected = pick
+            done = sum(e["experiment"] == experiment for e in extra_rounds)
+            if experiment == "bursty":
+                r = a.bursty + done
+                todo = bursty.extra_round(target, group, strategies_b, r)
+                where = bursty.burst_name(group)
+            else:
+                r = a.repeats + done
+                todo = rounds.group(cells, target, group, seed=r)
+                where = f"{group}%"
             extra_rounds.append(
-                {"round": r + 1, "target": target, "load": load, "claim": claim["id"], "interval": claim["interval"]}
+                {
+                    "experiment": experiment,
+                    "round": r + 1,
+                    "target": target,
+                    "group": group,
+                    "where": where,
+                    "claim": claim["id"],
+                    "interval": claim["interval"],
+                    "projected_rounds": projected,
+                }
             )
-            bar.total += len(todo) + (1 if load else 0)
+            bar.total += len(todo) + (1 if experiment == "contention" and group else 0)
+            why = (
+                "one more gives it an interval" if claim["interval"]["n"] < 2 else f"about {projected} more to resolve"
+            )
             bar.write(
-                f"hio-study: round {r + 1} of {target} at {load}%: {claim['text']} is unresolved "
-                f"({claim['interval_text']})"
+                f"hio-study: round {r + 1} of {target} {where}: {claim['text']} is unresolved "
+                f"({claim['interval_text']}; {why})"
             )
-            if load:
-                corunner_alone(load, r)
+            if experiment == "bursty":
+                burst.run(ba, todo, step, limit.add)
+                continue
+            if group:
+                corunner_alone(group, r)
             for c in todo:
                 measure(c, r)
         if timeline_runs:
-
-            def step(what):
-                bar.update()
-                bar.set_description(what)
-
             tl = timeline.run(a, cfg, limit, cfg["targets"], a.timeline, step)
             (out / "timeline.json").write_text(json.dumps(tl, indent=1))
-        if bursty_runs:
-
-            def step(what):
-                bar.update()
-                bar.set_description(what[:40])
-
-            ba = argparse.Namespace(
-                hio_bench=a.hio_bench,
-                cpu=corunner.expand_cpus(cfg["cores"])[-1],
-                runtime=BURSTY_RUNTIME,
-                size=a.size,
-                repeats=a.bursty,
-                seed=0,
-            )
-            burst_results = bursty.run(ba, cfg["targets"], cfg["bursts"], list(bursty.STRATEGIES), step, limit.add)
         if handle_plan:
-
-            def step(what):
-                bar.update()
-                bar.set_description(what)
-
             try:
                 # Not on the limited cores: these use the whole machine, without a co-runner.
                 handles.run(a, out, step, handle_plan, handle_results)
@@ -444,6 +467,7 @@ def run(a, cfg):
     finally:
         bar.close()
         limit.close()
+    burst_results = burst.results
     rows = summary.summarize(
         measurements, {ld: list(by_round.values()) for ld, by_round in corunner_rounds["corunner_ops_per_s"].items()}
     )
@@ -464,6 +488,7 @@ def run(a, cfg):
         v = verdict.verdict(rows, t, p)
         v["claims"] = p["claims"] + bursty.claims(burst_rows, t)
         v["paired_winners"] = p["winners"]
+        v["extra_rounds"] = [e for e in extra_rounds if e["target"] == t]
         v["claim_counts"] = {k: sum(c["state"] == k for c in v["claims"]) for k in ("met", "not_met", "unresolved")}
         v["noise"] = verdict.noise(measurements, t)
         v["progress_agreement"] = verdict.progress_agreement(measurements, corunner_rounds, t)

@@ -35,6 +35,36 @@ def test_without_a_neighbour_no_neighbour_reference_is_planned():
     assert bursty.steps(["a"], [bursty.NONE, 0], ["poll"], 1) == len(p) == 1 + 1 + 2
 
 
+def test_an_extra_round_holds_its_references_and_every_strategy_of_one_pattern():
+    got = bursty.extra_round("a", 50, ["poll", "adaptive"], r=4)
+    assert sorted(s[1:] for s in got) == sorted(
+        [("io-alone", "a", None, "poll"), ("neighbour-alone", None, 50, None)]
+        + [("cell", "a", 50, s) for s in ("poll", "adaptive")]
+    )
+    assert all(s[0] == 4 for s in got)
+    # Without a neighbour there is no neighbour to measure alone.
+    assert sorted(s[1] for s in bursty.extra_round("a", bursty.NONE, ["poll"], r=0)) == ["cell", "io-alone"]
+
+
+def test_measured_rounds_are_scored_against_their_own_references(monkeypatch):
+    iops = iter([100.0, 50.0, 40.0, 80.0])  # round 0: alone, cell; round 1: cell, alone
+
+    def measure(a, t, s, b, started=None):
+        return {"iops": next(iops), "neighbour_cpu_ns": 0 if b is None else 100, "job": {"read": {}, "job_runtime": 1}}
+
+    monkeypatch.setattr(bursty, "measure", measure)
+    monkeypatch.setattr(bursty, "neighbour_alone", lambda a, b: 400 if b == 50 else 0)
+    m = bursty.Measured()
+    a = argparse.Namespace()
+    # The cell runs before its round's I/O-alone reference in the second round.
+    m.run(a, [(0, "io-alone", "t", None, "poll"), (0, "neighbour-alone", None, 50, None), (0, "cell", "t", 50, "poll")])
+    m.run(a, [(1, "neighbour-alone", None, 50, None), (1, "cell", "t", 50, "poll"), (1, "io-alone", "t", None, "poll")])
+    assert [r["scores"] for r in m.results] == [
+        {"own": 0.5, "theirs": 0.25, "shared": 0.75},
+        {"own": 0.5, "theirs": 0.25, "shared": 0.75},
+    ]
+
+
 def result(rnd, strategy, own, theirs, target="t", burst=50):
     return {
         "kind": "cell",

@@ -50,7 +50,7 @@ def study_out(hio_bench, tmp_path_factory):
             "--repeats",
             "3",
             "--budget",
-            "0",
+            "30s",
             "--runtime",
             "1",
             "--timeline",
@@ -100,9 +100,21 @@ def test_outputs(study_out):
         f"bursty-{b}-{s}" for b in (50, 0) for s in ("adaptive", "adaptive-own")
     }
     assert all(c["state"] in ("met", "not_met", "unresolved") for c in v["claims"])
-    assert all(c["interval"]["n"] == 3 for c in v["claims"] if c["id"].startswith("poll-"))
-    # One bursty round gives no interval: its verdicts stay unresolved.
-    assert all(c["state"] == "unresolved" for c in v["claims"] if c["id"].startswith("bursty-"))
+    # The budget's extra rounds go to unresolved claims, bursty ones too, and
+    # each adds a round to the claims of its group.
+    extra = v["extra_rounds"]
+    assert extra and all(e["experiment"] in ("contention", "bursty") and e["projected_rounds"] >= 1 for e in extra)
+    for c in v["claims"]:
+        bursty_claim = c["id"].startswith("bursty-")
+        group = ("bursty", c["burst_ms"]) if bursty_claim else ("contention", c["load"])
+        # A round at a load measures every strategy alone too.
+        added = sum(
+            (e["experiment"], e["group"]) == group or (group == ("contention", 0) and e["experiment"] == "contention")
+            for e in extra
+        )
+        assert c["interval"]["n"] == (1 if bursty_claim else 3) + added, (c["id"], extra)
+    # One bursty round gives no interval: such verdicts stay unresolved.
+    assert all(c["state"] == "unresolved" for c in v["claims"] if c["interval"]["n"] == 1)
     assert sum(v["claim_counts"].values()) == 6
     assert all(r["iops_ci95_low"] <= r["iops"] <= r["iops_ci95_high"] for r in rows)
     bursty = json.loads((study_out / "bursty.json").read_text())

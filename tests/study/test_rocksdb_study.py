@@ -309,8 +309,11 @@ class Rounds(Calls):
         self.log.append(("said", text))
 
 
+BUDGET_CELLS = [rs.Cell("readrandom", c, 5.0, 50, "pcie4") for c in ("hybridio-poll", "hybridio-adaptive-own")]
+
+
 def budget_study(ratios, budget_s, runtime=0):
-    cells = [rs.Cell("readrandom", c, 5.0, 50, "pcie4") for c in ("hybridio-poll", "hybridio-adaptive-own")]
+    cells = BUDGET_CELLS
     cfg = {"cells": cells, "sweep_ratio": 5.0, "degrees": [50], "ratios": [5.0], "budget_s": budget_s}
     a = argparse.Namespace(repeats=3, runtime=runtime)
     runner = Rounds(ratios)
@@ -335,7 +338,7 @@ def test_extra_rounds_go_where_the_adaptive_claim_is_unresolved_until_it_resolve
     assert any("is unresolved" in x[1] for x in runner.log if x[0] == "said")
     found = rs.findings(rs.summarize(records), 5.0, [50], [5.0], records)
     own = next(c for c in found["claims"] if c["id"] == "hybridio-adaptive-own")
-    assert own["cells"][0]["state"] == "met" and rs.most_uncertain_cell(found) is None
+    assert own["cells"][0]["state"] == "met" and rs.next_cell(found, BUDGET_CELLS, 0, 3600) is None
 
 
 def test_no_extra_round_without_a_budget_or_past_it():

@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: MIT
 """The extra rounds: the budget's parsing, which claim is measured again, and the round's cells."""
 
+import math
+import random
+
 import pytest
 
 from hybridio import rounds, stats
@@ -29,20 +32,38 @@ def claim(cid, load, state, value, low, high, threshold=0.95, n=3):
     }
 
 
-def test_the_most_uncertain_unresolved_claim_goes_first():
+def candidates(by_target, round_s=8.0):
+    return [((t, c["load"]), c, c["threshold"], round_s) for t, cs in by_target.items() for c in cs]
+
+
+def test_the_claim_most_likely_to_resolve_per_second_goes_first():
     by_target = {
         "emu:pcie3": [claim("adaptive-50", 50, stats.MET, 1.0, 0.99, 1.01)],
         "file": [
-            claim("adaptive-10", 10, stats.UNRESOLVED, 1.10, 0.90, 1.30),  # far above 0.95: nearly resolved
-            claim("adaptive-50", 50, stats.UNRESOLVED, 0.96, 0.85, 1.08),  # on the threshold: most uncertain
+            # On its threshold with a tight spread after 10 rounds: however
+            # wide its interval against its distance (infinitely), more rounds
+            # would not decide it.
+            claim("adaptive-10", 10, stats.UNRESOLVED, 0.95, 0.93, 0.97, n=10),
+            # Three scattered rounds above it: a few more are likely to decide.
+            claim("adaptive-50", 50, stats.UNRESOLVED, 1.02, 0.91, 1.14),
             claim("poll-beats-interrupt-alone", 0, stats.NOT_MET, 0.8, 0.7, 0.9, 1.0),
         ],
     }
-    target, load, c = rounds.most_uncertain(by_target)
-    assert (target, load, c["id"]) == ("file", 50, "adaptive-50")
+    key, c, k = rounds.next_to_resolve(candidates(by_target), 120)
+    assert (key, c["id"]) == (("file", 50), "adaptive-50") and k >= 1
+    hopeless = [x for x in candidates(by_target) if x[1]["id"] == "adaptive-10"]
+    assert rounds.next_to_resolve(hopeless, 120) is None
 
 
-def test_one_round_is_the_most_uncertain_and_a_claim_that_pairs_nothing_is_left_alone():
+def test_a_cheaper_round_goes_first_and_one_that_does_not_fit_waits():
+    a = claim("adaptive-50", 50, stats.UNRESOLVED, 1.02, 0.91, 1.14)
+    b = claim("adaptive-25", 25, stats.UNRESOLVED, 1.02, 0.91, 1.14)
+    got = rounds.next_to_resolve([(("file", 50), a, 0.95, 20.0), (("file", 25), b, 0.95, 8.0)], 120)
+    assert got[0] == ("file", 25)
+    assert rounds.next_to_resolve([(("file", 50), a, 0.95, 20.0)], 19.0) is None
+
+
+def test_one_round_goes_first_and_a_claim_that_pairs_nothing_is_left_alone():
     one = claim("adaptive-0", 0, stats.UNRESOLVED, 1.0, 1.0, 1.0, n=1)
     by_target = {
         "file": [
@@ -51,13 +72,34 @@ def test_one_round_is_the_most_uncertain_and_a_claim_that_pairs_nothing_is_left_
             dict(claim("adaptive-10", 10, stats.UNRESOLVED, 1, 1, 1), interval=None),
         ]
     }
-    assert rounds.most_uncertain(by_target)[1] == 0
-    assert rounds.most_uncertain({"file": [by_target["file"][2]]}) is None
+    assert rounds.next_to_resolve(candidates(by_target), 120)[0] == ("file", 0)
+    assert rounds.next_to_resolve(candidates({"file": [by_target["file"][2]]}), 120) is None
 
 
 def test_nothing_unresolved_nothing_to_repeat():
-    assert rounds.most_uncertain({"file": [claim("adaptive-50", 50, stats.MET, 1.0, 0.99, 1.01)]}) is None
-    assert rounds.most_uncertain({}) is None
+    assert (
+        rounds.next_to_resolve(candidates({"file": [claim("adaptive-50", 50, stats.MET, 1.0, 0.99, 1.01)]}), 60) is None
+    )
+    assert rounds.next_to_resolve([], 60) is None
+
+
+@pytest.mark.parametrize("true_ratio, spread, extra", [(0.99, 0.05, 3), (1.0, 0.08, 8), (0.97, 0.03, 5)])
+def test_the_projected_chance_matches_how_often_more_rounds_resolve(true_ratio, spread, extra):
+    # Simulated studies: 3 rounds, then `extra` more. The projection from the
+    # first 3 rounds' interval, averaged over the studies, against how many
+    # of those left unresolved were decided by the extra rounds.
+    rng = random.Random(7)
+    predicted, decided, tried = 0.0, 0, 0
+    for _ in range(1500):
+        logs = [math.log(true_ratio) + rng.gauss(0, spread) for _ in range(3 + extra)]
+        first = stats.ratio_interval([math.exp(x) for x in logs[:3]])
+        if stats.judge(first, 0.95) != stats.UNRESOLVED:
+            continue
+        tried += 1
+        predicted += rounds.chance(first, 0.95, extra)
+        decided += stats.judge(stats.ratio_interval([math.exp(x) for x in logs]), 0.95) != stats.UNRESOLVED
+    assert tried > 300
+    assert predicted / tried == pytest.approx(decided / tried, abs=0.12)
 
 
 def test_a_round_holds_the_load_and_its_references_alone():

@@ -122,10 +122,3 @@ def test_t_quantiles():
         stats.t_quantile(0.975, 0)
     with pytest.raises(ValueError, match="1.5"):
         stats.t_quantile(1.5, 3)
-
-
-def test_the_most_uncertain_claim_comes_first():
-    near = stats.Interval(0.96, 0.90, 1.02, 5, "t")  # straddles 0.95 closely
-    far = stats.Interval(1.20, 1.10, 1.31, 5, "t")
-    assert stats.uncertainty(near, 0.95) > stats.uncertainty(far, 0.95)
-    assert stats.uncertainty(stats.Interval(1.0, 1.0, 1.0, 1, "single"), 0.95) == math.inf
