@@ -664,9 +664,9 @@ def run_plan(runner, plan, records, bar):
 
 
 def next_cell(found, cells, runtime, remaining_s):
-    """((device, workload, ratio, degree), cell, rounds) of the adaptive
-    claims' one-thread cell that the least measuring time is projected to
-    resolve within remaining_s (rounds.next_to_resolve), or None."""
+    """((device, workload, ratio, degree), cell, rounds, chance) of the
+    adaptive claims' one-thread cell likeliest to resolve per second of
+    measuring within remaining_s (rounds.next_to_resolve), or None."""
 
     def configs(key):
         return [c for c in cells if (c.device, c.workload, c.ratio, c.degree, c.threads) == (*key, 1)]
@@ -685,7 +685,7 @@ def next_cell(found, cells, runtime, remaining_s):
 
 def extra_rounds(runner, cfg, a, records, bar, extra):
     """Within cfg["budget_s"], one more round at a time of the cell where an
-    adaptive claim is unresolved and projected to resolve soonest (all its
+    adaptive claim is unresolved and likeliest to resolve per second (all its
     configurations, shuffled, measured in that round), appended to records;
     each round is listed in extra."""
     started, r = time.monotonic(), a.repeats
@@ -694,7 +694,7 @@ def extra_rounds(runner, cfg, a, records, bar, extra):
         pick = next_cell(found, cfg["cells"], a.runtime, cfg["budget_s"] - (time.monotonic() - started))
         if pick is None:
             return
-        (device, workload, ratio, degree), cell, projected = pick
+        (device, workload, ratio, degree), cell, projected, odds = pick
         todo = [
             c
             for c in cfg["cells"]
@@ -710,13 +710,14 @@ def extra_rounds(runner, cfg, a, records, bar, extra):
                 "degree": degree,
                 "interval": cell["interval"],
                 "projected_rounds": projected,
+                "chance": odds,
             }
         )
         bar.total += len(todo)
         bar.write(
             f"hio-study rocksdb: round {r + 1} of {device} {workload} {ratio_label(ratio)} at {degree}%: "
-            f"adaptive against {cell['rival']} is unresolved ({cell['interval_text']}; about {projected} "
-            f"more round(s) to resolve)"
+            f"adaptive against {cell['rival']} is unresolved ({cell['interval_text']}; {odds:.0%} chance "
+            f"that {projected} more round(s) resolve it)"
         )
         for c in todo:
             run_one(runner, c, r, records, bar, " (extra)")

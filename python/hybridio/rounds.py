@@ -67,9 +67,9 @@ def chance(interval, threshold, extra):
 
 
 def next_to_resolve(candidates, remaining_s):
-    """(key, claim, rounds) of the unresolved claim that promises the most
-    chance of resolving per second of measuring, within remaining_s, and the
-    rounds that promise it; None if none has MIN_CHANCE. candidates: (key,
+    """(key, claim, rounds, chance) of the unresolved claim that promises the
+    most chance of resolving per second of measuring within remaining_s, the
+    rounds that promise it and that chance; None if none has MIN_CHANCE. candidates: (key,
     claim with "state" and "interval", threshold, seconds one round of its
     group takes)."""
     best = None
@@ -82,7 +82,7 @@ def next_to_resolve(candidates, remaining_s):
         for k in range(1, min(MOST_EXTRA, int(remaining_s // round_s) if round_s > 0 else 1) + 1):
             p = chance(interval, threshold, k)
             if p >= MIN_CHANCE and (best is None or p / (k * max(round_s, 1e-9)) > best[0]):
-                best = (p / (k * max(round_s, 1e-9)), key, c, k)
+                best = (p / (k * max(round_s, 1e-9)), key, c, k, p)
     return best[1:] if best else None
 
 

@@ -413,7 +413,7 @@ def run(a, cfg):
             pick = rounds.next_to_resolve(candidates(), cfg["budget_s"] - (time.monotonic() - started))
             if pick is None:
                 break
-            (experiment, target, group), claim, projected = pick
+            (experiment, target, group), claim, projected, odds = pick
             done = sum(e["experiment"] == experiment for e in extra_rounds)
             if experiment == "bursty":
                 r = a.bursty + done
@@ -433,11 +433,14 @@ def run(a, cfg):
                     "claim": claim["id"],
                     "interval": claim["interval"],
                     "projected_rounds": projected,
+                    "chance": odds,
                 }
             )
             bar.total += len(todo) + (1 if experiment == "contention" and group else 0)
             why = (
-                "one more gives it an interval" if claim["interval"]["n"] < 2 else f"about {projected} more to resolve"
+                "one more gives it an interval"
+                if claim["interval"]["n"] < 2
+                else f"{odds:.0%} chance that {projected} more round(s) resolve it"
             )
             bar.write(
                 f"hio-study: round {r + 1} of {target} {where}: {claim['text']} is unresolved "

@@ -49,8 +49,8 @@ def test_the_claim_most_likely_to_resolve_per_second_goes_first():
             claim("poll-beats-interrupt-alone", 0, stats.NOT_MET, 0.8, 0.7, 0.9, 1.0),
         ],
     }
-    key, c, k = rounds.next_to_resolve(candidates(by_target), 120)
-    assert (key, c["id"]) == (("file", 50), "adaptive-50") and k >= 1
+    key, c, k, p = rounds.next_to_resolve(candidates(by_target), 120)
+    assert (key, c["id"]) == (("file", 50), "adaptive-50") and k >= 1 and rounds.MIN_CHANCE <= p <= 1
     hopeless = [x for x in candidates(by_target) if x[1]["id"] == "adaptive-10"]
     assert rounds.next_to_resolve(hopeless, 120) is None
 
