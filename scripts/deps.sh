@@ -16,7 +16,7 @@ lint_pkgs=(clang-format clang-tidy)
 case "$level" in
   build) ;;
   study) apt_pkgs+=(stress-ng rocksdb-tools) ;;
-  test | all) apt_pkgs+=(libgtest-dev fio stress-ng chromium rocksdb-tools "${lint_pkgs[@]}") ;;
+  test | all) apt_pkgs+=(libgtest-dev fio strace stress-ng chromium rocksdb-tools "${lint_pkgs[@]}") ;;
   bench) apt_pkgs+=(fio stress-ng valgrind) ;;
   lint) apt_pkgs=("${lint_pkgs[@]}") ;;
   *) echo "deps.sh: unknown level '$level' (build, study, test, bench, lint, all)" >&2; exit 2 ;;

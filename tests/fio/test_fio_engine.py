@@ -157,6 +157,33 @@ def test_figures_go_to_the_line_and_the_json_file(engine, tmp_path):
     assert rec["adaptive"]["monitor"]["samples"] > 0
 
 
+def io_uring_enters(tmp_path, *args):
+    """io_uring_enter calls by a fio run, from strace's count."""
+    out = tmp_path / "strace.txt"
+    p = subprocess.run(
+        ["strace", "-f", "-c", "-e", "trace=io_uring_enter", "-o", out, "fio", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert_ran(p, "q")
+    rows = [line.split() for line in out.read_text().splitlines() if line.split()[-1:] == ["io_uring_enter"]]
+    return int(rows[0][3]) if rows else 0
+
+
+def test_a_full_queue_goes_to_the_device_in_the_wait_that_follows(engine, tmp_path):
+    # With the job's depth in flight fio waits next, so the engine submits in
+    # that wait's system call: one io_uring_enter per read at depth 1, where
+    # fio's own io_uring engine makes two (submit, then wait).
+    ios = 1000
+    job = ["--name=q", f"--filename={tmp_path / 'data'}", "--size=8m", "--rw=randread", "--bs=4k", "--direct=1"]
+    job += ["--iodepth=1", f"--number_ios={ios}"]
+    ours = io_uring_enters(tmp_path, *job, f"--ioengine={engine}", "--hio_completion=interrupt")
+    theirs = io_uring_enters(tmp_path, *job, "--ioengine=io_uring")
+    assert ours <= 1.1 * ios, ours
+    assert theirs >= 1.8 * ios, theirs
+
+
 def test_json_output_stays_json(engine, tmp_path):
     p = fio("--name=j", f"--ioengine={engine}", "--hio_emu=pcie4", "--size=4m", "--rw=read", "--output-format=json")
     assert p.returncode == 0, p.stderr

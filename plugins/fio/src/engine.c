@@ -367,12 +367,18 @@ static void submit_one(struct hio_fio_job *j, const hio_io *io) {
   if (!j->told_refusal++) log_err("fio: hybridio refused a command: %s\n", hio_last_error());
 }
 
+/* With the job's depth in flight fio waits for completions next
+ * (wait_for_completions; the offload worker's getevents): the commands then
+ * go to the device in the same system call as that wait, one enter instead
+ * of two. Short of it, fio may sleep or think before it waits (a rate, a
+ * think time), so they go now. */
 static int hio_fio_commit(struct thread_data *td) {
   struct hio_fio_job *j = td->io_ops_data;
   unsigned n = j->npending;
   if (!n) return 0;
   j->npending = 0;
-  if (!j->handles && hio_submit(j->queue, j->pending, n, 0) == (int)n) {
+  unsigned flags = j->inflight + n >= j->depth ? HIO_SUBMIT_DEFER : 0;
+  if (!j->handles && hio_submit(j->queue, j->pending, n, flags) == (int)n) {
     for (unsigned i = 0; i < n; i++) file_of_io(j, &j->pending[i])->inflight++;
     j->inflight += n;
   } else {
