@@ -95,6 +95,12 @@ class Cell:
         return self.config.startswith("hybridio-")
 
 
+def compared(cell):
+    """The cells a verdict compares with each other: every configuration of one
+    workload, dataset:cache ratio and co-runner degree on one device."""
+    return (cell.device, cell.workload, cell.ratio, cell.degree, cell.threads)
+
+
 # --- input -----------------------------------------------------------------------------------------------------
 
 
@@ -669,7 +675,7 @@ def next_cell(found, cells, runtime, remaining_s):
     measuring within remaining_s (rounds.next_to_resolve), or None."""
 
     def configs(key):
-        return [c for c in cells if (c.device, c.workload, c.ratio, c.degree, c.threads) == (*key, 1)]
+        return [c for c in cells if compared(c) == (*key, 1)]
 
     return rounds.next_to_resolve(
         (
@@ -695,11 +701,7 @@ def extra_rounds(runner, cfg, a, records, bar, extra):
         if pick is None:
             return
         (device, workload, ratio, degree), cell, projected, odds = pick
-        todo = [
-            c
-            for c in cfg["cells"]
-            if (c.device, c.workload, c.ratio, c.degree, c.threads) == (device, workload, ratio, degree, 1)
-        ]
+        todo = [c for c in cfg["cells"] if compared(c) == (device, workload, ratio, degree, 1)]
         random.Random(r).shuffle(todo)
         extra.append(
             {
@@ -798,7 +800,7 @@ def run(a, cfg):
     limit = PageCacheLimit()
     runner = Runner(a, cfg, dataset, limit)
     records, extra, error, interrupted = [], [], None, False
-    plan = matrix.schedule(cfg["cells"], a.repeats)
+    plan = matrix.schedule(cfg["cells"], a.repeats, block=compared)
     bar = None
     try:
         plugin_cells = {}

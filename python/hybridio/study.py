@@ -305,7 +305,11 @@ def run(a, cfg):
             else:
                 supported[t].append(s)
     cells = matrix.expand(cfg["targets"], supported, cfg["loads"], cfg["threads"], a.iodepth)
-    plan = [(r, c) for r, c in matrix.schedule(cells, a.repeats) if c.experiment == "contention" or r < SCALING_ROUNDS]
+    plan = [
+        (r, c)
+        for r, c in matrix.schedule(cells, a.repeats, block=matrix.compared)
+        if c.experiment == "contention" or r < SCALING_ROUNDS
+    ]
     solo_loads = [ld for ld in cfg["loads"] if ld]
     timeline_runs = len(cfg["targets"]) * len(timeline.STRATEGIES) if a.timeline > 0 else 0
     handle_plan = handles.plan_for(a) if a.handles else []

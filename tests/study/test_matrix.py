@@ -36,3 +36,22 @@ def test_schedule_runs_every_cell_once_per_round():
     assert [rep for rep, _ in plan] == sorted(rep for rep, _ in plan)
     assert rounds[0] != rounds[1] and rounds[1] != rounds[2]  # drift within a round lands elsewhere each time
     assert matrix.schedule(cells, 3) == plan  # and the same study runs in the same order
+
+
+def test_the_cells_a_verdict_compares_run_next_to_each_other():
+    cells = matrix.expand(["t", "u"], {"t": ["interrupt", "poll"], "u": ["poll", "adaptive"]}, [0, 50, 100], [1, 2], 1)
+    plan = matrix.schedule(cells, 3, block=matrix.compared)
+    assert sorted(plan, key=lambda p: (p[0], p[1].key)) == sorted(
+        matrix.schedule(cells, 3), key=lambda p: (p[0], p[1].key)
+    )  # the same runs
+    for r in range(3):
+        order = [matrix.compared(c) for rep, c in plan if rep == r]
+        # Each block's cells are consecutive: a block, once left, never comes back.
+        left = set()
+        for prev, cur in zip(order, order[1:]):
+            if cur != prev:
+                assert cur not in left, order
+                left.add(prev)
+        assert len(set(order)) == len({matrix.compared(c) for c in cells})
+    orders = [[c for rep, c in plan if rep == r] for r in range(3)]
+    assert orders[0] != orders[1] and orders[1] != orders[2]
