@@ -153,15 +153,19 @@ def neighbour_alone(a, burst):
 
 def plan(targets, bursts, strategies, rounds, seed=0):
     """Per round, in a shuffled order: each target's I/O alone, the neighbour
-    alone per burst, and every (target, burst, strategy) cell."""
+    alone per burst, and every (target, burst) block of its strategies' cells,
+    which adaptive's verdict compares, next to each other in a shuffled order
+    (hybridio.matrix.schedule says why)."""
     rng = random.Random(seed)
     out = []
     for r in range(rounds):
-        steps = [("io-alone", t, None, "poll") for t in targets]
-        steps += [("neighbour-alone", None, b, None) for b in bursts if b != NONE]
-        steps += [("cell", t, b, s) for t in targets for b in bursts for s in strategies]
-        rng.shuffle(steps)
-        out += [(r, *s) for s in steps]
+        blocks = [[("io-alone", t, None, "poll")] for t in targets]
+        blocks += [[("neighbour-alone", None, b, None)] for b in bursts if b != NONE]
+        blocks += [[("cell", t, b, s) for s in strategies] for t in targets for b in bursts]
+        rng.shuffle(blocks)
+        for b in blocks:
+            rng.shuffle(b)
+            out += [(r, *s) for s in b]
     return out
 
 

@@ -20,6 +20,12 @@ def test_every_round_measures_its_own_references_in_a_shuffled_order():
         assert len(steps) == 2 + 2 + 2 * 2 * 2 == bursty.steps(["a", "b"], [50, 0], ["poll", "adaptive"], 1)
     orders = [[s[1:] for s in p if s[0] == r] for r in range(3)]
     assert orders[0] != orders[1] or orders[1] != orders[2]
+    for order in orders:  # the cells adaptive is compared with run next to each other
+        blocks = [(t, b) for kind, t, b, _ in order if kind == "cell"]
+        at = [i for i, s in enumerate(order) if s[0] == "cell"]
+        for key in set(blocks):
+            mine = [i for i, k in zip(at, blocks) if k == key]
+            assert mine == list(range(mine[0], mine[0] + 2)), order
     assert bursty.plan(["a"], [0], ["poll"], 2, seed=1) == bursty.plan(["a"], [0], ["poll"], 2, seed=1)
 
 
