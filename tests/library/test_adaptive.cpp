@@ -368,6 +368,34 @@ TEST(AdaptivePolicy, ProbesBackOffWhileSteady) {
   EXPECT_LE(steady, 10);  // ...but backs off (every tick would be 800)
 }
 
+// A level that never lasts as long as a probe: stress-ng at 5% in 1 ms
+// slices every 20 ms reads light for a few ms of each period and quiet for
+// the rest, and every probe of interrupts at the light level ends, cut short
+// by the return to quiet, without a measurement. The mode stays unknown
+// there, yet is probed on the backing-off schedule, not at each return.
+TEST(AdaptivePolicy, AProbeCutShortIsNotRetriedAtOnce) {
+  AdaptivePolicy p;
+  uint64_t now = 0;
+  std::array<int, kModes> probes{};
+  while (now < 1'000'000'000) {
+    for (int i = 0; i < 6; i++) {  // 12 ms quiet: alone and busy, polling
+      now += kTick;
+      p.on_tick(now, Mode::poll, tick(kPcie3, Mode::poll, 0.0), sig(0.0));
+    }
+    now += kTick;
+    Decision d = p.on_tick(now, Mode::poll, tick(kPcie3, Mode::poll, 0.1), sig(0.1));
+    if (!d.probe) continue;
+    probes[size_t(int(d.mode))]++;
+    now += kProbeTick;  // the level fell back to quiet before the probe's tick ended
+    p.on_tick(now, d.mode, TickSample{}, sig(0.0));
+  }
+  EXPECT_FALSE(p.cost(Mode::interrupt, 0.1).known);
+  for (Mode m : {Mode::interrupt, Mode::hybrid}) {
+    EXPECT_GE(probes[size_t(int(m))], 2);  // still tried: the level might last next time...
+    EXPECT_LE(probes[size_t(int(m))], 6);  // ...but not at each of its 45 returns (after 50 ms, then twice as long)
+  }
+}
+
 // Each level of contention keeps its own measurements. A level never seen
 // starts from the nearest one's (probed on the usual schedule, not at once);
 // a level seen before is used at once.
