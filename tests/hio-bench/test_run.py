@@ -4,6 +4,7 @@
 import csv
 import json
 import os
+import time
 import pty
 import subprocess
 import tempfile
@@ -153,6 +154,14 @@ def test_adaptive_log_with_a_static_mode_logs_iops_only(run_json):
     )
     tl = out["jobs"][0]["hybridio"]["timeline"]
     assert tl and all(set(p) == {"t_ms", "iops"} for p in tl)
+
+
+def test_every_run_says_when_its_measured_window_began(run_json):
+    before = time.time() * 1e3
+    out = run_json("--name=j", *SMALL, "--rw=randread", "--runtime=0.2", "--time_based", "--ramp_time=0.1")
+    job = out["jobs"][0]
+    start = job["hybridio"]["start_unix_ms"]
+    assert before + 100 <= start <= time.time() * 1e3 - job["job_runtime"]  # after the ramp; the window fits the run
 
 
 TICK_COLUMNS = (

@@ -30,9 +30,23 @@ def test_every_round_measures_its_own_references_in_a_shuffled_order():
 
 
 def test_scores_are_relative_to_the_rounds_references():
-    s = bursty.scores({"iops": 50.0, "neighbour_cpu_ns": 300}, io_alone=100.0, cpu_alone=400)
-    assert s == {"own": 0.5, "theirs": 0.75, "shared": 1.25}
-    assert bursty.scores({"iops": 50.0, "neighbour_cpu_ns": 0}, io_alone=100.0, cpu_alone=None)["shared"] == 0.5
+    # The neighbour ran 300 ms of its 500 ms on; alone it ran 0.8 of its on-time.
+    s = bursty.scores(
+        {"iops": 50.0, "neighbour_cpu_ns": 300e6, "neighbour_on_ms": 500}, io_alone=100.0, share_alone=0.8
+    )
+    assert s == pytest.approx({"own": 0.5, "theirs": 0.75, "shared": 1.25})
+    none = {"iops": 50.0, "neighbour_cpu_ns": 0, "neighbour_on_ms": 0}
+    assert bursty.scores(none, io_alone=100.0, share_alone=None)["shared"] == 0.5
+
+
+def test_the_neighbours_on_time_is_counted_within_a_window():
+    n = bursty.Neighbour.__new__(bursty.Neighbour)
+    n.transitions = [(1000, True), (1200, False), (1400, True), (1600, False), (1800, True)]
+    assert n.on_ms(1000, 2000) == 600  # 200 + 200 + the last phase up to the window's end
+    assert n.on_ms(1100, 1500) == 200  # parts of two phases
+    assert n.on_ms(1250, 1350) == 0  # off all along
+    n.transitions = [(1000, True)]  # always on
+    assert n.on_ms(1500, 3500) == 2000
 
 
 def test_without_a_neighbour_no_neighbour_reference_is_planned():
@@ -56,10 +70,16 @@ def test_measured_rounds_are_scored_against_their_own_references(monkeypatch):
     iops = iter([100.0, 50.0, 40.0, 80.0])  # round 0: alone, cell; round 1: cell, alone
 
     def measure(a, t, s, b, started=None):
-        return {"iops": next(iops), "neighbour_cpu_ns": 0 if b is None else 100, "job": {"read": {}, "job_runtime": 1}}
+        cpu = 0 if b is None else 100e6
+        return {
+            "iops": next(iops),
+            "neighbour_cpu_ns": cpu,
+            "neighbour_on_ms": 400,
+            "job": {"read": {}, "job_runtime": 1},
+        }
 
     monkeypatch.setattr(bursty, "measure", measure)
-    monkeypatch.setattr(bursty, "neighbour_alone", lambda a, b: 400 if b == 50 else 0)
+    monkeypatch.setattr(bursty, "neighbour_alone", lambda a, b: 1.0 if b == 50 else 0)
     m = bursty.Measured()
     a = argparse.Namespace()
     # The cell runs before its round's I/O-alone reference in the second round.

@@ -179,10 +179,8 @@ std::string report_json(const std::vector<JobOptions>& jobs, const std::vector<J
               {"emulate", o.emulate}};
     if (o.completion == HIO_WAIT_ADAPTIVE) h["adaptive"] = adaptive_json(q, r);
     h["handle"] = handle_json(o, r);
-    if (o.adaptive_log_ns) {
-      h["timeline"] = timeline_json(r.timeline);
-      h["start_unix_ms"] = r.start_unix_ms;
-    }
+    if (o.adaptive_log_ns) h["timeline"] = timeline_json(r.timeline);
+    h["start_unix_ms"] = r.start_unix_ms;
     if (o.verify) h["verify"] = {{"blocks_verified", r.verified}, {"mismatches", r.mismatches}};
     if (r.error) h["error_message"] = r.error_msg;
     arr.push_back({{"jobname", r.name},
