@@ -86,10 +86,11 @@ def test_outputs(study_out):
         "emu_pcie4-scaling.png",
         "emu_pcie4-timeline.png",
     ]
-    # 3 rounds, the scaling experiment's 2, and a run of each strategy per extra round at a load.
+    # 3 rounds, the scaling experiment's 2, and per extra round at a load each
+    # strategy there and alone (its references; alone is the load itself at 0%).
     extra = json.loads((study_out / "verdicts.json").read_text())[0]["extra_rounds"]
-    contention_extra = sum(e["experiment"] == "contention" for e in extra)
-    assert len(list((study_out / "raw").glob("*.json"))) == 3 * 2 * 2 + 2 * 2 * 2 * 2 + 2 * contention_extra
+    extra_runs = sum(2 * len({0, e["group"]}) for e in extra if e["experiment"] == "contention")
+    assert len(list((study_out / "raw").glob("*.json"))) == 3 * 2 * 2 + 2 * 2 * 2 * 2 + extra_runs
     tl = json.loads((study_out / "timeline.json").read_text())["emu:pcie4"]
     assert set(tl) == {"adaptive", "poll", "interrupt"}
     a = tl["adaptive"]
