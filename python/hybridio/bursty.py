@@ -161,7 +161,9 @@ def measure(a, target, strategy, burst, started=None):
     t0 = job["hybridio"]["start_unix_ms"]
     t1 = t0 + job["job_runtime"]
     to_monotonic = time.monotonic() - time.time()
-    cores = meter.rate((t0 / 1e3 + to_monotonic, t1 / 1e3 + to_monotonic)) or 0.0
+    cores = meter.rate((t0 / 1e3 + to_monotonic, t1 / 1e3 + to_monotonic))
+    if cores is None:
+        raise RuntimeError(f"the neighbour's CPU time was not sampled over {target} {strategy}'s run")
     return {
         "iops": iops,
         "neighbour_cpu_ns": cores * (t1 - t0) * 1e6,

@@ -4,10 +4,10 @@
 import csv
 import json
 import os
-import time
 import pty
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
