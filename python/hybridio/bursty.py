@@ -285,6 +285,7 @@ def summarize(results, targets, bursts):
                 ]
                 row["versus_best"][s] = median_spread(ratios)
                 if ratios and row["versus_best"][s]:
+                    row["versus_best"][s]["best_static"] = best
                     iv = stats.ratio_interval(ratios)
                     row["versus_best"][s].update(
                         iv.as_dict("gm_"), state=stats.judge(iv, GOAL), interval_text=iv.text(3)
@@ -407,6 +408,7 @@ def claims(rows, target):
                     "burst_ms": row["burst_ms"],
                     "state": v["state"],
                     "threshold": GOAL,
+                    "compared": [s, v["best_static"]],
                     "text": f"beside a neighbour {burst_name(row['burst_ms'])}, {s} >= {GOAL:.2f} x the better "
                     f"static strategy by its objective ({objective_of(s)})",
                     "interval": {k.removeprefix("gm_"): v[k] for k in v if k.startswith("gm_")},
@@ -483,7 +485,8 @@ def run(a, targets, bursts, strategies, progress=None, started=None):
 
 def extra_round(target, burst, strategies, r):
     """The steps of one more round of (target, burst): its references and
-    cells, in a shuffled order."""
+    the cells of the strategies given (those a claim compares), in a
+    shuffled order."""
     steps = [("io-alone", target, None, "poll")]
     steps += [("neighbour-alone", None, burst, None)] if burst != NONE else []
     steps += [("cell", target, burst, s) for s in strategies]

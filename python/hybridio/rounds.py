@@ -86,10 +86,18 @@ def next_to_resolve(candidates, remaining_s):
     return best[1:] if best else None
 
 
-def group(cells, target, load, seed):
-    """The contention cells of one extra round of (target, load), with the
-    target's cells alone as that round's references, in a shuffled order."""
-    loads = {0, load}
-    mine = [c for c in cells if c.experiment == "contention" and c.target == target and c.load_pct in loads]
+def group(cells, target, load, seed, compared, references):
+    """The contention cells of one extra round of (target, load) in a shuffled
+    order: the strategies the claim compares at the load, and alone its
+    references, the strategies that can give the round's best IOPS alone (a
+    run is scored against it). The target's other cells would add runs the
+    claim does not read."""
+    wanted = {load: set(compared)}
+    wanted[0] = wanted.get(0, set()) | set(references)
+    mine = [
+        c
+        for c in cells
+        if c.experiment == "contention" and c.target == target and c.strategy in wanted.get(c.load_pct, ())
+    ]
     random.Random(seed).shuffle(mine)
     return mine

@@ -390,16 +390,23 @@ def run(a, cfg):
         seed=0,
     )
 
+    def extra_round(experiment, target, group, claim, r):
+        """The runs of one more round for a claim: the strategies it compares
+        and the round's references."""
+        if experiment == "bursty":
+            return bursty.extra_round(target, group, claim["compared"], r)
+        return rounds.group(cells, target, group, r, claim["compared"], verdict.best_alone(measurements, target))
+
     def candidates():
         """Every claim as ((experiment, target, load or burst), claim,
-        threshold, seconds one more round of its group takes)."""
+        threshold, seconds one more round for it takes)."""
         for t in cfg["targets"]:
             for c in paired(t)["claims"]:
                 if c.get("load") is not None:
-                    runs = len(rounds.group(cells, t, c["load"], seed=0)) + (1 if c["load"] else 0)
+                    runs = len(extra_round("contention", t, c["load"], c, 0)) + (1 if c["load"] else 0)
                     yield ("contention", t, c["load"]), c, c["threshold"], runs * (a.runtime + 0.3)
             for c in bursty.claims(bursty.summarize(burst.results, [t], cfg["bursts"]), t):
-                runs = len(bursty.extra_round(t, c["burst_ms"], strategies_b, 0))
+                runs = len(extra_round("bursty", t, c["burst_ms"], c, 0))
                 yield ("bursty", t, c["burst_ms"]), c, c["threshold"], runs * (BURSTY_RUNTIME + 0.3)
 
     try:
@@ -419,14 +426,9 @@ def run(a, cfg):
                 break
             (experiment, target, group), claim, projected, odds = pick
             done = sum(e["experiment"] == experiment for e in extra_rounds)
-            if experiment == "bursty":
-                r = a.bursty + done
-                todo = bursty.extra_round(target, group, strategies_b, r)
-                where = bursty.burst_name(group)
-            else:
-                r = a.repeats + done
-                todo = rounds.group(cells, target, group, seed=r)
-                where = f"{group}%"
+            r = (a.bursty if experiment == "bursty" else a.repeats) + done
+            todo = extra_round(experiment, target, group, claim, r)
+            where = bursty.burst_name(group) if experiment == "bursty" else f"{group}%"
             extra_rounds.append(
                 {
                     "experiment": experiment,
@@ -435,6 +437,10 @@ def run(a, cfg):
                     "group": group,
                     "where": where,
                     "claim": claim["id"],
+                    "compared": claim["compared"],
+                    "cells": [[c[4], c[3]] for c in todo if c[1] == "cell"]
+                    if experiment == "bursty"
+                    else [[c.strategy, c.load_pct] for c in todo],
                     "interval": claim["interval"],
                     "projected_rounds": projected,
                     "chance": odds,

@@ -209,6 +209,19 @@ def round_scores(runs, corunner_alone, target, progress="corunner_ops_per_s"):
     return out
 
 
+def best_alone(runs, target):
+    """The strategies that gave the target's most IOPS alone in some round:
+    the references a round needs, as a run's score is against its round's
+    best IOPS alone."""
+    best = {}
+    for r in runs:
+        c = r["cell"]
+        if c.experiment == "contention" and c.target == target and c.load_pct == 0:
+            if r["io"]["iops"] > best.get(r["repeat"], (0.0, None))[0]:
+                best[r["repeat"]] = (r["io"]["iops"], c.strategy)
+    return sorted({s for _, s in best.values()})
+
+
 def _pairs(scores, a, b, load, what=0):
     """Per-round ratios of a's to b's figure (0: score, 1: IOPS, 2: co-runner ops/s) at one load; a round
     where b's is 0 pairs nothing, one where only a's is 0 gives STARVED."""
@@ -255,6 +268,7 @@ def paired_verdict(runs, corunner_alone, target, progress="corunner_ops_per_s"):
                     1.0,
                 ),
                 load=0,
+                compared=["poll", "interrupt"],
             )
         )
     top = max(loads) if loads else 0
@@ -269,6 +283,7 @@ def paired_verdict(runs, corunner_alone, target, progress="corunner_ops_per_s"):
                     below=True,
                 ),
                 load=top,
+                compared=["poll", "interrupt"],
             )
         )
     statics = [st for st in strategies if st != "adaptive"]
@@ -284,7 +299,7 @@ def paired_verdict(runs, corunner_alone, target, progress="corunner_ops_per_s"):
             _pairs(scores, "adaptive", best, ld),
             ADAPTIVE_REACH,
         )
-        claims.append(dict(c, load=ld, best_static=best))
+        claims.append(dict(c, load=ld, best_static=best, compared=["adaptive", best]))
     for c in claims:
         said.append(f"{c['text'][0].upper()}{c['text'][1:]}: {c['interval_text']}, {stats.STATE_WORDS[c['state']]}.")
     counts = {k: sum(c["state"] == k for c in claims) for k in (stats.MET, stats.NOT_MET, stats.UNRESOLVED)}

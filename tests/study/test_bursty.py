@@ -226,4 +226,5 @@ def test_bursty_verdicts_as_claims():
     assert c["id"] == "bursty-50-adaptive" and c["load"] is None and c["threshold"] == 1.0
     assert c["state"] == "met" and c["interval"]["n"] == 3 and c["interval"]["ci95_low"] > 1.0
     assert "50 ms on / 50 ms off" in c["text"]
+    assert c["compared"] == ["adaptive", "poll"]  # poll's shared score is the better static one
     assert bursty.claims(rows, "other") == []

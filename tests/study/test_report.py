@@ -86,10 +86,10 @@ def test_outputs(study_out):
         "emu_pcie4-scaling.png",
         "emu_pcie4-timeline.png",
     ]
-    # 3 rounds, the scaling experiment's 2, and per extra round at a load each
-    # strategy there and alone (its references; alone is the load itself at 0%).
+    # 3 rounds, the scaling experiment's 2, and per extra round at a load the
+    # cells it lists: what its claim compares and the references alone.
     extra = json.loads((study_out / "verdicts.json").read_text())[0]["extra_rounds"]
-    extra_runs = sum(2 * len({0, e["group"]}) for e in extra if e["experiment"] == "contention")
+    extra_runs = sum(len(e["cells"]) for e in extra if e["experiment"] == "contention")
     assert len(list((study_out / "raw").glob("*.json"))) == 3 * 2 * 2 + 2 * 2 * 2 * 2 + extra_runs
     tl = json.loads((study_out / "timeline.json").read_text())["emu:pcie4"]
     assert set(tl) == {"adaptive", "poll", "interrupt"}
@@ -108,14 +108,13 @@ def test_outputs(study_out):
     # each adds a round to the claims of its group.
     extra = v["extra_rounds"]
     assert extra and all(e["experiment"] in ("contention", "bursty") and e["projected_rounds"] >= 1 for e in extra)
+    assert all([s, e["group"]] in e["cells"] for e in extra for s in e["compared"]), extra
     for c in v["claims"]:
         bursty_claim = c["id"].startswith("bursty-")
-        group = ("bursty", c["burst_ms"]) if bursty_claim else ("contention", c["load"])
-        # A round at a load measures every strategy alone too.
-        added = sum(
-            (e["experiment"], e["group"]) == group or (group == ("contention", 0) and e["experiment"] == "contention")
-            for e in extra
-        )
+        experiment, at = ("bursty", c["burst_ms"]) if bursty_claim else ("contention", c["load"])
+        # A claim gains a round from every extra round that ran both its
+        # strategies where it compares them (alone, the references count too).
+        added = sum(e["experiment"] == experiment and all([s, at] in e["cells"] for s in c["compared"]) for e in extra)
         assert c["interval"]["n"] == (1 if bursty_claim else 3) + added, (c["id"], extra)
     # One bursty round gives no interval: such verdicts stay unresolved.
     assert all(c["state"] == "unresolved" for c in v["claims"] if c["interval"]["n"] == 1)

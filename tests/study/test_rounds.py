@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from hybridio import rounds, stats
+from hybridio import rounds, stats, verdict
 from hybridio.errors import UsageError
 from hybridio.matrix import Cell
 
@@ -102,19 +102,38 @@ def test_the_projected_chance_matches_how_often_more_rounds_resolve(true_ratio, 
     assert predicted / tried == pytest.approx(decided / tried, abs=0.12)
 
 
-def test_a_round_holds_the_load_and_its_references_alone():
+def test_a_round_holds_what_the_claim_compares_and_its_references_alone():
     cells = [
         Cell("contention", t, s, 1, 1, ld, "limited")
         for t in ("file", "emu:pcie4")
-        for s in ("poll", "interrupt")
+        for s in ("poll", "interrupt", "hybrid", "adaptive")
         for ld in (0, 50, 100)
     ] + [Cell("scaling", "file", "poll", 2, 1, 0, "all")]
-    got = rounds.group(cells, "file", 50, seed=1)
-    assert sorted((c.strategy, c.load_pct) for c in got) == [
-        ("interrupt", 0),
-        ("interrupt", 50),
-        ("poll", 0),
-        ("poll", 50),
-    ]
+    got = rounds.group(cells, "file", 50, 1, ["adaptive", "poll"], ["poll"])
+    assert sorted((c.strategy, c.load_pct) for c in got) == [("adaptive", 50), ("poll", 0), ("poll", 50)]
     assert all(c.target == "file" and c.experiment == "contention" for c in got)
-    assert len(rounds.group(cells, "file", 0, seed=1)) == 2
+    # Alone, the claim's strategies are measured beside the references.
+    got = rounds.group(cells, "file", 0, 1, ["poll", "interrupt"], ["poll", "adaptive"])
+    assert sorted(c.strategy for c in got) == ["adaptive", "interrupt", "poll"]
+    assert {c.load_pct for c in got} == {0}
+
+
+def test_the_references_alone_are_the_strategies_that_were_best_alone_in_a_round():
+    def run(strategy, load, repeat, iops, target="file"):
+        return {
+            "cell": Cell("contention", target, strategy, 1, 1, load, "limited"),
+            "repeat": repeat,
+            "io": {"iops": iops},
+        }
+
+    runs = [
+        run("poll", 0, 0, 100),
+        run("adaptive", 0, 0, 90),
+        run("interrupt", 0, 0, 60),
+        run("poll", 0, 1, 95),
+        run("adaptive", 0, 1, 99),
+        run("interrupt", 0, 1, 70),
+        run("interrupt", 50, 1, 500),  # not alone
+        run("interrupt", 0, 2, 900, target="emu:pcie4"),  # another target
+    ]
+    assert verdict.best_alone(runs, "file") == ["adaptive", "poll"]

@@ -176,6 +176,11 @@ def test_paired_claims_with_their_intervals():
     assert by["adaptive-0"]["state"] == stats.MET and by["adaptive-0"]["best_static"] == "poll"
     assert by["adaptive-50"]["best_static"] == "interrupt" and by["adaptive-50"]["state"] == stats.MET
     assert by["adaptive-50"]["interval"]["n"] == 5
+    # Each claim names the strategies it compares: an extra round for it runs those.
+    assert by["adaptive-50"]["compared"] == ["adaptive", "interrupt"]
+    assert (
+        by["poll-starves-corunner"]["compared"] == by["poll-beats-interrupt-alone"]["compared"] == ["poll", "interrupt"]
+    )
     # At 50% adaptive is within 1% of interrupt: a tie, not a win for either.
     assert v["winners"] == {0: "poll", 50: "tie"}
     assert v["counts"] == {"met": 4, "not_met": 0, "unresolved": 0}
