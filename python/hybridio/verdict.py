@@ -189,16 +189,13 @@ def round_scores(runs, corunner_alone, target, progress="corunner_ops_per_s"):
     the co-runner's figure: its bogo ops/s, or the CPU it got
     ("corunner_cpu", in cores)."""
     mine = [r for r in runs if r["cell"].experiment == "contention" and r["cell"].target == target]
-    best_solo = {}
-    for r in mine:
-        if r["cell"].load_pct == 0:
-            best_solo[r["repeat"]] = max(best_solo.get(r["repeat"], 0.0), r["io"]["iops"])
+    best_solo = _best_alone_by_round(mine, target)
     out = {}
     for r in mine:
         c, k = r["cell"], r["repeat"]
-        solo = best_solo.get(k)
-        if not solo:
+        if k not in best_solo:
             continue
+        solo = best_solo[k][0]
         sc = r["io"]["iops"] / solo
         if c.load_pct:
             alone = corunner_alone.get(c.load_pct, {}).get(k)
@@ -209,17 +206,22 @@ def round_scores(runs, corunner_alone, target, progress="corunner_ops_per_s"):
     return out
 
 
-def best_alone(runs, target):
-    """The strategies that gave the target's most IOPS alone in some round:
-    the references a round needs, as a run's score is against its round's
-    best IOPS alone."""
+def _best_alone_by_round(runs, target):
+    """{round: (IOPS, strategy)}: the target's most IOPS alone in each round
+    that had any, the reference its runs are scored against."""
     best = {}
     for r in runs:
         c = r["cell"]
         if c.experiment == "contention" and c.target == target and c.load_pct == 0:
             if r["io"]["iops"] > best.get(r["repeat"], (0.0, None))[0]:
                 best[r["repeat"]] = (r["io"]["iops"], c.strategy)
-    return sorted({s for _, s in best.values()})
+    return best
+
+
+def best_alone(runs, target):
+    """The strategies that gave the target's most IOPS alone in some round:
+    the references a round needs."""
+    return sorted({s for _, s in _best_alone_by_round(runs, target).values()})
 
 
 def _pairs(scores, a, b, load, what=0):
