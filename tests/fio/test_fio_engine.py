@@ -4,6 +4,7 @@ the engine's options, its figures and its errors."""
 
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -182,6 +183,41 @@ def test_a_full_queue_goes_to_the_device_in_the_wait_that_follows(engine, tmp_pa
     theirs = io_uring_enters(tmp_path, *job, "--ioengine=io_uring")
     assert ours <= 1.1 * ios, ours
     assert theirs >= 1.8 * ios, theirs
+
+
+def test_fios_buffers_are_registered_with_the_ring(engine, tmp_path):
+    # Registered buffers spare the kernel a pinning of each I/O's pages.
+    trace = tmp_path / "strace.txt"
+    job = ["--name=b", f"--filename={tmp_path / 'data'}", "--size=8m", "--rw=randrw", "--bs=16k", "--iodepth=4"]
+    job += ["--direct=1", "--number_ios=200", "--verify=crc32c", f"--ioengine={engine}"]
+    p = subprocess.run(
+        ["strace", "-f", "-e", "trace=io_uring_register", "-o", trace, "fio", *map(str, job)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert_ran(p, "b")
+    lengths = [
+        int(x) for x in re.findall(r"IORING_REGISTER_BUFFERS, \[\{iov_base=\w+, iov_len=(\d+)\}\]", trace.read_text())
+    ]
+    assert len(lengths) == 1 and lengths[0] >= 4 * 16384, trace.read_text()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="dropping CAP_IPC_LOCK from the bounding set needs root")
+def test_a_refused_buffer_registration_is_reported_and_the_job_runs(engine, tmp_path):
+    # Without CAP_IPC_LOCK and with an 8 KiB memlock limit the kernel refuses
+    # a 256 KiB registration; the job goes on without it.
+    job = ["--name=m", f"--filename={tmp_path / 'data'}", "--size=8m", "--rw=randread", "--bs=64k", "--iodepth=4"]
+    job += ["--direct=1", "--number_ios=100", f"--ioengine={engine}"]
+    p = subprocess.run(
+        ["setpriv", "--bounding-set", "-ipc_lock", "prlimit", "--memlock=8192:8192", "fio", *job],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert_ran(p, "m")
+    assert "the job's I/O goes without registered buffers" in p.stdout + p.stderr, p.stdout + p.stderr
+    assert "Cannot allocate memory" in p.stdout + p.stderr
 
 
 def test_json_output_stays_json(engine, tmp_path):

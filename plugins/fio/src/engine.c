@@ -40,6 +40,7 @@ struct hio_fio_job {
   hio_cache *cache;
   hio_reaper *reaper;
   int handles;
+  int buffers_registered; /* bare queue: fio's I/O buffers, after the first open */
   unsigned depth, inflight, npending, nevents, nfailed;
   hio_io *pending; /* queued by fio, not yet submitted; the tag is the io_u */
   struct io_u **events;
@@ -249,6 +250,17 @@ static int open_handle(struct hio_fio_job *j, struct hio_fio_file *hf, const cha
   return hio_handle_open(j->engine, spec, &ho, &hf->handle);
 }
 
+/* Registers fio's I/O buffers with the bare queue once it has a ring (its
+ * first open): a read or write in them then skips the kernel's pinning of
+ * its pages. Without them the job still runs, so a refusal (the memlock
+ * limit) is reported once and not an error. */
+static void register_buffers(struct thread_data *td, struct hio_fio_job *j) {
+  if (j->buffers_registered || !td->orig_buffer || !td->orig_buffer_size) return;
+  j->buffers_registered = 1;
+  if (hio_queue_register_buffer(j->queue, td->orig_buffer, td->orig_buffer_size) < 0)
+    log_info("fio: hybridio: %s; the job's I/O goes without registered buffers\n", hio_last_error());
+}
+
 /* The file's target (or handle) in this engine instance. */
 static int open_target(struct thread_data *td, struct hio_fio_job *j, struct hio_fio_file *hf,
                        const struct fio_file *f) {
@@ -266,7 +278,10 @@ static int open_target(struct thread_data *td, struct hio_fio_job *j, struct hio
     td_verror(td, -r, j->handles ? "hio_handle_open" : "hio_queue_open");
     return 1;
   }
-  if (!j->handles) hf->target = r;
+  if (!j->handles) {
+    hf->target = r;
+    register_buffers(td, j);
+  }
   return 0;
 }
 
