@@ -158,31 +158,51 @@ def test_figures_go_to_the_line_and_the_json_file(engine, tmp_path):
     assert rec["adaptive"]["monitor"]["samples"] > 0
 
 
-def io_uring_enters(tmp_path, *args):
-    """io_uring_enter calls by a fio run, from strace's count."""
+def syscalls(tmp_path, *args):
+    """{system call: count} of a fio run (io_uring_enter and pread64, from
+    strace's count), and fio's JSON."""
     out = tmp_path / "strace.txt"
     p = subprocess.run(
-        ["strace", "-f", "-c", "-e", "trace=io_uring_enter", "-o", out, "fio", *map(str, args)],
+        ["strace", "-f", "-c", "-e", "trace=io_uring_enter,pread64", "-o", out, "fio", "--output-format=json"]
+        + list(map(str, args)),
         capture_output=True,
         text=True,
         timeout=120,
     )
-    assert_ran(p, "q")
-    rows = [line.split() for line in out.read_text().splitlines() if line.split()[-1:] == ["io_uring_enter"]]
-    return int(rows[0][3]) if rows else 0
+    assert p.returncode == 0, p.stdout + p.stderr
+    rows = [line.split() for line in out.read_text().splitlines()]
+    counts = {r[-1]: int(r[3]) for r in rows if r[-1:] in (["io_uring_enter"], ["pread64"]) and len(r) >= 5}
+    return counts, json.loads(p.stdout[p.stdout.index("{") :])["jobs"][0]
 
 
-def test_a_full_queue_goes_to_the_device_in_the_wait_that_follows(engine, tmp_path):
-    # With the job's depth in flight fio waits next, so the engine submits in
-    # that wait's system call: one io_uring_enter per read at depth 1, where
-    # fio's own io_uring engine makes two (submit, then wait).
+def test_at_depth_1_a_read_waited_for_by_interrupt_is_one_pread(engine, tmp_path):
+    # Each command is waited for before the next: hybridio's synchronous
+    # read makes it one pread, where fio's io_uring engine enters twice
+    # (submit, then wait). fio times it as a sync engine's, so its
+    # completion latency is the read's and not a queued command's.
     ios = 1000
     job = ["--name=q", f"--filename={tmp_path / 'data'}", "--size=8m", "--rw=randread", "--bs=4k", "--direct=1"]
     job += ["--iodepth=1", f"--number_ios={ios}"]
-    ours = io_uring_enters(tmp_path, *job, f"--ioengine={engine}", "--hio_completion=interrupt")
-    theirs = io_uring_enters(tmp_path, *job, "--ioengine=io_uring")
-    assert ours <= 1.1 * ios, ours
-    assert theirs >= 1.8 * ios, theirs
+    ours, rec = syscalls(tmp_path, *job, f"--ioengine={engine}", "--hio_completion=interrupt")
+    theirs, _ = syscalls(tmp_path, *job, "--ioengine=io_uring")
+    assert ios <= ours.get("pread64", 0) <= 1.1 * ios, ours
+    assert ours.get("io_uring_enter", 0) < 0.1 * ios, ours
+    assert theirs.get("io_uring_enter", 0) >= 1.8 * ios, theirs
+    assert rec["read"]["total_ios"] == ios
+    assert rec["read"]["clat_ns"]["mean"] >= 0.9 * rec["read"]["lat_ns"]["mean"], rec["read"]
+
+
+@pytest.mark.parametrize("mode", [["--hio_completion=poll"], ["--hio_completion=adaptive"], ["--hio_cache_mb=4"]])
+def test_at_depth_1_other_modes_wait_on_the_ring(mode, engine, tmp_path):
+    # Polling, adaptive's polling ticks and a cache keep the ring's path; fio
+    # still sees every read done.
+    ios = 500
+    job = ["--name=q", f"--filename={tmp_path / 'data'}", "--size=8m", "--rw=randread", "--bs=4k", "--direct=1"]
+    job += ["--iodepth=1", f"--number_ios={ios}", f"--ioengine={engine}", *mode]
+    counts, rec = syscalls(tmp_path, *job)
+    assert rec["read"]["total_ios"] == ios and rec["error"] == 0, rec
+    if mode == ["--hio_completion=poll"]:
+        assert counts.get("pread64", 0) < 0.1 * ios, counts
 
 
 def test_fios_buffers_are_registered_with_the_ring(engine, tmp_path):

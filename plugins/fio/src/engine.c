@@ -40,13 +40,14 @@ struct hio_fio_job {
   hio_cache *cache;
   hio_reaper *reaper;
   int handles;
+  int synchronous;        /* depth 1: each command is done in fio's queue call */
   int buffers_registered; /* bare queue: fio's I/O buffers, after the first open */
   unsigned depth, inflight, npending, nevents, nfailed;
   hio_io *pending; /* queued by fio, not yet submitted; the tag is the io_u */
   struct io_u **events;
   hio_completion *done;
   struct io_u **failed; /* refused at submission: returned by the next getevents */
-  int told_refusal;
+  int told_failure;     /* the first failed command has been named */
   struct hio_fio_file **files;
   unsigned nfiles;
   struct hio_fio_figures figures; /* of handles' queues, taken as each closes */
@@ -182,6 +183,12 @@ static int hio_fio_init(struct thread_data *td) {
   j->o = o;
   j->depth = td->o.iodepth < 1 ? 1 : (td->o.iodepth > 4096 ? 4096 : td->o.iodepth);
   j->handles = hio_fio_wants_handles(o);
+  /* At depth 1 each command is waited for before the next, so it goes
+   * through hybridio's synchronous calls: waited for by interrupt, a lone
+   * read or write is then one pread or pwrite, cheaper than a ring's submit
+   * and wait. fio then times it as a sync engine's, around the queue call. */
+  j->synchronous = j->depth == 1;
+  if (j->synchronous) td->flags |= (unsigned long long)FIO_SYNCIO << TD_ENG_FLAG_SHIFT;
   j->pending = calloc(j->depth, sizeof(*j->pending));
   j->events = calloc(j->depth, sizeof(*j->events));
   j->done = calloc(j->depth, sizeof(*j->done));
@@ -320,6 +327,31 @@ static int hio_fio_close_file(struct thread_data *td, struct fio_file *f) {
   return ((const struct hio_fio_options *)td->eo)->emu ? 0 : generic_close_file(td, f);
 }
 
+/* One command through hybridio's synchronous calls, done on return. */
+static enum fio_q_status run_now(struct thread_data *td, struct hio_fio_job *j, struct hio_fio_file *hf,
+                                 struct io_u *io_u, hio_op op) {
+  void *buf = io_u->xfer_buf;
+  uint32_t len = (uint32_t)io_u->xfer_buflen;
+  int64_t r;
+  if (j->handles)
+    r = op == HIO_OP_READ    ? hio_handle_read(hf->handle, buf, len, io_u->offset)
+        : op == HIO_OP_WRITE ? hio_handle_write(hf->handle, buf, len, io_u->offset)
+                             : hio_handle_flush(hf->handle);
+  else
+    r = op == HIO_OP_READ    ? hio_read(j->queue, hf->target, buf, len, io_u->offset)
+        : op == HIO_OP_WRITE ? hio_write(j->queue, hf->target, buf, len, io_u->offset)
+                             : hio_flush(j->queue, hf->target);
+  if (r < 0) {
+    io_u->error = (int)-r;
+    if (!j->told_failure++) log_err("fio: hybridio: %s\n", hio_last_error());
+  } else if (op == HIO_OP_READ && (uint64_t)r < len) {
+    io_u->resid = len - (uint64_t)r;
+  }
+  io_u_mark_submit(td, 1);
+  io_u_mark_complete(td, 1);
+  return FIO_Q_COMPLETED;
+}
+
 static enum fio_q_status hio_fio_queue(struct thread_data *td, struct io_u *io_u) {
   struct hio_fio_job *j = td->io_ops_data;
   fio_ro_check(td, io_u);
@@ -355,6 +387,7 @@ static enum fio_q_status hio_fio_queue(struct thread_data *td, struct io_u *io_u
     io_u->error = td->error ? td->error : EIO;
     return FIO_Q_COMPLETED;
   }
+  if (j->synchronous) return run_now(td, j, hf, io_u, io->op);
   io->target = hf->target;
   io->buf = io_u->xfer_buf;
   io->len = (uint32_t)io_u->xfer_buflen;
@@ -379,21 +412,15 @@ static void submit_one(struct hio_fio_job *j, const hio_io *io) {
   struct io_u *io_u = (struct io_u *)(uintptr_t)io->tag;
   io_u->error = -r;
   j->failed[j->nfailed++] = io_u;
-  if (!j->told_refusal++) log_err("fio: hybridio refused a command: %s\n", hio_last_error());
+  if (!j->told_failure++) log_err("fio: hybridio refused a command: %s\n", hio_last_error());
 }
 
-/* With the job's depth in flight fio waits for completions next
- * (wait_for_completions; the offload worker's getevents): the commands then
- * go to the device in the same system call as that wait, one enter instead
- * of two. Short of it, fio may sleep or think before it waits (a rate, a
- * think time), so they go now. */
 static int hio_fio_commit(struct thread_data *td) {
   struct hio_fio_job *j = td->io_ops_data;
   unsigned n = j->npending;
   if (!n) return 0;
   j->npending = 0;
-  unsigned flags = j->inflight + n >= j->depth ? HIO_SUBMIT_DEFER : 0;
-  if (!j->handles && hio_submit(j->queue, j->pending, n, flags) == (int)n) {
+  if (!j->handles && hio_submit(j->queue, j->pending, n, 0) == (int)n) {
     for (unsigned i = 0; i < n; i++) file_of_io(j, &j->pending[i])->inflight++;
     j->inflight += n;
   } else {
