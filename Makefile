@@ -79,7 +79,7 @@ bench-fio-engine:
 bench-fio-instructions:
 	$(call ready,bench)
 	cmake -S . -B $(BUILD) >/dev/null && ninja -C $(BUILD) hybridio-fio
-	$(PY) bench/fio_instructions.py --engine $(BUILD)/plugins/fio/libhybridio-fio.so
+	$(PY) bench/fio_instructions.py --engine $(BUILD)/plugins/fio/libhybridio-fio.so $(FIO_INSTRUCTIONS_ARGS)
 
 # The study's co-runner matrix through hio-bench and through fio with the
 # engine, on the emulated SSDs: the same winners, IOPS within 5% (about 5 min).

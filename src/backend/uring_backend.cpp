@@ -192,18 +192,27 @@ int UringBackend::submit() {
   return r;
 }
 
-unsigned UringBackend::peek(Cqe* out, unsigned max) {
-  io_uring_cqe* cqes[64];
-  unsigned total = 0;
-  while (total < max) {
-    unsigned want = std::min<unsigned>(max - total, 64);
-    unsigned n = io_uring_peek_batch_cqe(&ring_, cqes, want);
-    for (unsigned i = 0; i < n; i++) out[total + i] = Cqe{io_uring_cqe_get_data64(cqes[i]), cqes[i]->res};
-    io_uring_cq_advance(&ring_, n);
-    total += n;
-    if (n < want) break;
+unsigned UringBackend::take_ready(Cqe* out, unsigned max) {
+  unsigned head, n = 0;
+  io_uring_cqe* cqe;
+  io_uring_for_each_cqe(&ring_, head, cqe) {
+    if (n == max) break;
+    out[n++] = Cqe{io_uring_cqe_get_data64(cqe), cqe->res};
   }
-  return total;
+  io_uring_cq_advance(&ring_, n);
+  return n;
+}
+
+unsigned UringBackend::peek(Cqe* out, unsigned max) {
+  unsigned n = take_ready(out, max);
+  // With none posted, completions may still wait as task work (COOP_TASKRUN)
+  // or in the kernel's overflow list: the ring's flags say so, and entering
+  // the kernel brings them in.
+  if (n == 0 && max > 0 && (IO_URING_READ_ONCE(*ring_.sq.kflags) & (IORING_SQ_CQ_OVERFLOW | IORING_SQ_TASKRUN))) {
+    io_uring_get_events(&ring_);
+    n = take_ready(out, max);
+  }
+  return n;
 }
 
 int UringBackend::wait(Cqe* out, unsigned max) {

@@ -31,6 +31,8 @@ class UringBackend final : public Backend {
 
  private:
   UringBackend(hio_wait_mode mode) : mode_(mode) {}
+  // Takes up to max posted completions off the ring, without a system call.
+  unsigned take_ready(Cqe* out, unsigned max);
   hio_wait_mode mode_;
   io_uring ring_{};
   bool ring_ok_ = false;

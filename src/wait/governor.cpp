@@ -107,7 +107,9 @@ Governor::Member* Governor::member() {
 }
 
 void Governor::note_own_thread() {
-  if (!read_kernel_) return;
+  // Only a sample reads where our threads are: until an adaptive wait takes
+  // the first, a fixed-mode reap need not say (it does from its next reap).
+  if (!read_kernel_ || !sampling_.load(std::memory_order_relaxed)) return;
   int cpu = sched_getcpu();
   if (Member* m = member(); m && cpu >= 0 && cpu < ncpu_) m->cpu.store(cpu, std::memory_order_relaxed);
 }
@@ -123,6 +125,7 @@ int Governor::enter(uint64_t now) {
   int cpu = sched_getcpu();
   if (cpu < 0 || cpu >= ncpu_) cpu = 0;
   if (!read_kernel_) return cpu;  // a test's governor: fed by hand
+  if (!sampling_.load(std::memory_order_relaxed)) sampling_.store(true, std::memory_order_relaxed);
   if (Member* m = member()) m->cpu.store(cpu, std::memory_order_relaxed);
   if (now - cores_[cpu].last_sample.load(std::memory_order_relaxed) >= kSampleNs) sample(cpu, now);
   return cpu;

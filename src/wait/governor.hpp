@@ -68,9 +68,10 @@ class Governor {
   // Returns that core.
   int enter(uint64_t now_ns);
   // Called by our threads as they wait in a fixed mode (interrupt, poll,
-  // hybrid): registers the thread as ours (once) and records its core, so
-  // that its run time there is never taken for a neighbour's, without the
-  // cost of a sample. A database's flush and compaction threads are ours.
+  // hybrid): once an adaptive wait has entered, registers the thread as ours
+  // (once) and records its core, so that its run time there is never taken
+  // for a neighbour's, without the cost of a sample. A database's flush and
+  // compaction threads are ours.
   void note_own_thread();
   // Whether thread tid is registered as ours (tests, diagnostics).
   bool is_own(pid_t tid) const;
@@ -127,6 +128,7 @@ class Governor {
   std::unique_ptr<Member[]> members_;
   std::atomic<int> nmembers_{0};
   std::atomic<uint64_t> samples_{0}, cost_ns_{0};
+  std::atomic<bool> sampling_{false};  // an adaptive wait has entered: samples are taken
   friend struct Membership;
 };
 

@@ -143,8 +143,10 @@ TEST_F(Blocking, HandlesWithoutACacheTakeItAndAReadOfThePartialLastPageComesBack
 }
 
 // A thread whose reads all take the blocking path never reaches the
-// waiter, and is ours all the same (a database's compaction thread).
+// waiter, and is ours all the same (a database's compaction thread) once an
+// adaptive queue samples in the process.
 TEST_F(Blocking, ItsThreadIsOurs) {
+  wait_adaptively_once(e_);
   hio_open_opts o{0, HIO_OPEN_CREATE | HIO_OPEN_DIRECT, 64 * KiB};
   std::atomic<pid_t> tid{0};
   std::thread t([&] {

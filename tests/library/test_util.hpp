@@ -92,6 +92,19 @@ class Queue {
   std::string err_;
 };
 
+// One read on a queue that waits adaptively: the process's governor then
+// samples, and reads our threads' cores from their waits.
+inline void wait_adaptively_once(hio_engine* e) {
+  Queue q(e, 1, strat(HIO_WAIT_ADAPTIVE));
+  ASSERT_EQ(q.rc(), 0) << q.err();
+  hio_open_opts o{};
+  o.size = 1 << 20;
+  int t = hio_queue_open(q, "emu:lat_us=20", &o);
+  ASSERT_GE(t, 0) << hio_last_error();
+  Buf b = aligned_buf(4096);
+  ASSERT_EQ(hio_read(q, t, b.get(), 4096, 0), 4096) << hio_last_error();
+}
+
 // A directory on a real file system where O_DIRECT works: $TMPDIR, then
 // /var/tmp, then /tmp, skipping tmpfs (no O_DIRECT there on older kernels,
 // and no block device behind it). "" if there is none.
