@@ -85,7 +85,9 @@ typedef enum hio_wait_mode {
   HIO_WAIT_ADAPTIVE = 6
 } hio_wait_mode;
 
-/* ADAPTIVE only: what it maximises beside other tenants of its cores. */
+/* ADAPTIVE only: what it maximises beside other tenants of its cores, and
+ * alone for a queue that waits less than half the time (OWN polls, SHARED
+ * takes the cheapest mode within polling's latency). */
 typedef enum hio_objective {
   HIO_OBJECTIVE_SHARED = 0, /* both tenants' combined progress, each relative to alone */
   HIO_OBJECTIVE_OWN = 1     /* this queue's own throughput */

@@ -170,7 +170,7 @@ Mode AdaptivePolicy::best(const Signals& sig, std::array<double, kModes>& obj) c
   for (int i = 0; i < kModes; i++) {
     Mode m = Mode(i);
     const ModeCost& c = t.cost[size_t(i)];
-    if (alone_and_busy(sig)) {
+    if (alone_polls(sig)) {
       // Nothing reacts to a completion sooner than a thread spinning on a
       // core nobody else wants, so there is nothing to measure or weigh.
       obj[size_t(i)] = m == Mode::poll ? 1 : 0;
@@ -191,7 +191,7 @@ Mode AdaptivePolicy::best(const Signals& sig, std::array<double, kModes>& obj) c
   // land just before each completion, inside the neighbour's time, and the
   // study measured it 3-15% below interrupts where this model saw them even.
   double& hybrid = obj[size_t(int(Mode::hybrid))];
-  if (!light && !alone_and_busy(sig) && hybrid < p_.hybrid_margin * obj[size_t(int(Mode::interrupt))]) hybrid = 0;
+  if (!light && !alone_polls(sig) && hybrid < p_.hybrid_margin * obj[size_t(int(Mode::interrupt))]) hybrid = 0;
   // Ties go to the mode in use, then to poll (the fastest alone).
   Mode b = cur_;
   for (Mode m : {Mode::poll, Mode::interrupt, Mode::hybrid})
@@ -199,13 +199,18 @@ Mode AdaptivePolicy::best(const Signals& sig, std::array<double, kModes>& obj) c
   return b;
 }
 
-bool AdaptivePolicy::alone_and_busy(const Signals& sig) const {
-  return level(sig) == 0 && sig.wait_share >= p_.light_wait_share;
+bool AdaptivePolicy::alone_polls(const Signals& sig) const {
+  // Under `own` the queue's throughput is all that counts, and alone nothing
+  // serves it sooner than a spinning thread, however little it waits:
+  // RocksDB's mixgraph waits about 40% of the time between its own work, and
+  // the cheapest mode within polling's latency slack cost it reads (5% of its
+  // time on interrupts, polling's ticks then 10-20% slower).
+  return level(sig) == 0 && (sig.wait_share >= p_.light_wait_share || sig.objective == Objective::own);
 }
 
 Mode AdaptivePolicy::next_probe(uint64_t now, const Signals& sig, const std::array<double, kModes>& score) {
   Mode pick = cur_;
-  if (alone_and_busy(sig)) return pick;
+  if (alone_polls(sig)) return pick;
   if (recheck_ >= 0) {
     pick = Mode(recheck_);
     recheck_ = -1;
@@ -237,8 +242,16 @@ Mode AdaptivePolicy::next_probe(uint64_t now, const Signals& sig, const std::arr
   if (pick != cur_) {
     t.last_probe[size_t(int(pick))] = now;
     uint64_t& every = t.probe_every[size_t(int(pick))];
-    // A mode far behind is unlikely to overtake soon: look at it less often.
-    bool far = t.cost[size_t(int(pick))].known && score[size_t(int(pick))] < p_.far_behind * score[size_t(int(cur_))];
+    // A mode far behind is unlikely to overtake soon: look at it less often,
+    // once it is known well. A mode measured for less than learn_tau at this
+    // level is a probe or two, which may have fallen in a phase of the
+    // application: RocksDB's first half second beside a full core spent
+    // 110-210 us of CPU per read, and three probes of interrupts then read
+    // 2.6-3.6K reads/s against 6-10K once warm; backing off fourfold from
+    // them kept the queue polling for 0.7 s of a 4 s run.
+    const ModeCost& pc = t.cost[size_t(int(pick))];
+    bool far = pc.known && pc.span_ns >= double(p_.learn_tau_ns) &&
+               score[size_t(int(pick))] < p_.far_behind * score[size_t(int(cur_))];
     every = std::min(std::max(every * (far ? 4 : 2), p_.probe_min_ns), p_.probe_max_ns);
   }
   return pick;
@@ -259,7 +272,7 @@ Decision AdaptivePolicy::on_tick(uint64_t now, Mode ran, const TickSample& s, co
     pending_ticks_ = 0;
   } else {
     double now_obj = d.score[size_t(int(cur_))], cand_obj = d.score[size_t(int(cand))];
-    // Alone and busy, poll is right by construction: a quiet tick switches
+    // Alone (and busy, or under `own`), poll is right by construction: a quiet tick switches
     // to it (the governor's window has then seen 8 ms without a neighbour).
     // Otherwise the other mode must lead by the switch gain for switch_ticks
     // ticks in a row, or by the jump gain once. A mode in use
@@ -270,7 +283,7 @@ Decision AdaptivePolicy::on_tick(uint64_t now, Mode ran, const TickSample& s, co
     // of 9.4K reads/s after three of 20K threw RocksDB onto interrupts
     // (13.5K, from an 8 ms probe) for the rest of the run. Beside a heavy
     // neighbour one tick says enough, and a burst's arrival is met at once.
-    bool alone = alone_and_busy(sig);
+    bool alone = alone_polls(sig);
     const ModeCost& cc_now = here.cost[size_t(int(cur_))];
     bool cur_known = cc_now.known && (cc_now.span_ns >= double(p_.probe_tick_ns) || level == kLevels - 1);
     bool ahead = alone || (cur_known && cand_obj >= p_.switch_gain * now_obj);

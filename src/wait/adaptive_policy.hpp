@@ -183,7 +183,7 @@ class AdaptivePolicy {
   void borrow(uint64_t now, int level);
   Mode best(const Signals& sig, std::array<double, kModes>& score) const;
   Mode next_probe(uint64_t now, const Signals& sig, const std::array<double, kModes>& score);
-  bool alone_and_busy(const Signals& sig) const;
+  bool alone_polls(const Signals& sig) const;
 
   static int level(const Signals& sig) { return sig.level >= 0 ? sig.level : contention_level(sig.contention); }
   Table& table(const Signals& sig) { return tab_[size_t(level(sig))]; }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "adaptive_devices.hpp"
 #include "hybridio/hio.hpp"
@@ -73,12 +74,15 @@ struct Driver {
   Mode mode = Mode::poll;
   bool probing = false;
   int probes_seen = 0;
+  Objective objective = Objective::shared;
   Decision run(const Device& d, double want, int n, double wait_share = 0.95, bool viable = true) {
     Decision last;
     for (int i = 0; i < n; i++) {
       uint64_t wall = probing ? kProbeTick : kTick;
       now += wall;
-      last = p.on_tick(now, mode, tick(d, mode, want, wait_share, wall), sig(d, mode, want, wait_share, viable));
+      Signals s = sig(d, mode, want, wait_share, viable);
+      s.objective = objective;
+      last = p.on_tick(now, mode, tick(d, mode, want, wait_share, wall), s);
       probes_seen += last.probe;
       mode = last.mode;
       probing = last.probe;
@@ -158,6 +162,17 @@ TEST(AdaptivePolicy, LightDemandTakesTheCheapestModeThatKeepsLatency) {
   Driver b;
   b.run(kDisk, 0.0, 100, 0.15);
   EXPECT_EQ(b.p.settled(), Mode::poll);
+}
+
+// Under `own` only the queue's throughput counts, and alone nothing serves
+// it sooner than a spinning thread, however little it waits: the cheaper
+// mode of a light demand (pcie3's hybrid, above) is neither taken nor probed.
+TEST(AdaptivePolicy, UnderOwnAloneAlwaysPolls) {
+  Driver a;
+  a.objective = Objective::own;
+  a.run(kPcie3, 0.0, 100, 0.15);
+  EXPECT_EQ(a.p.settled(), Mode::poll);
+  EXPECT_EQ(a.p.probes(), 0u);
 }
 
 // In use, a light-demand choice survives latency noise up to the switch gain.
@@ -366,6 +381,34 @@ TEST(AdaptivePolicy, ProbesBackOffWhileSteady) {
   int steady = d.probes_seen - before;
   EXPECT_GE(steady, 2);   // still probes...
   EXPECT_LE(steady, 10);  // ...but backs off (every tick would be 800)
+}
+
+// A mode far behind backs off fourfold per probe once it is known well;
+// while it is a probe or two (measured for less than learn_tau at the
+// level) it is probed again on the plain, doubling schedule. RocksDB's first
+// half second beside a full core made interrupts' first probes read a third
+// of their later rate, and the fourfold back-off kept the queue polling.
+TEST(AdaptivePolicy, AModeFarBehindOnItsFirstProbesIsProbedOnThePlainSchedule) {
+  AdaptivePolicy p;
+  Signals s = sig(0.6);
+  s.objective = Objective::own;
+  s.hybrid_viable = false;
+  uint64_t now = 0;
+  Mode mode = Mode::poll;
+  bool probing = false;
+  std::vector<uint64_t> probes;
+  while (now < 2'000'000'000 && probes.size() < 4) {
+    uint64_t wall = probing ? kProbeTick : kTick;
+    now += wall;
+    Decision d = p.on_tick(now, mode, Settled::sample(mode == Mode::poll ? 10000 : 2500, 10000, wall), s);
+    if (d.probe && d.mode == Mode::interrupt) probes.push_back(now);
+    mode = d.mode;
+    probing = d.probe;
+  }
+  ASSERT_EQ(probes.size(), 4u);
+  EXPECT_EQ(p.settled(), Mode::poll);
+  for (size_t i = 2; i < probes.size(); i++)
+    EXPECT_LE(probes[i] - probes[i - 1], 2 * (probes[i - 1] - probes[i - 2]) + kProbeTick + kTick) << "probe " << i;
 }
 
 // A level that never lasts as long as a probe: stress-ng at 5% in 1 ms

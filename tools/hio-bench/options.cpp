@@ -480,7 +480,7 @@ Job options:
   --adaptive_objective=shared|own
                          adaptive: what to maximise beside other tenants:
                          shared (default), both tenants' combined progress;
-                         own, this job's throughput
+                         own, this job's throughput (alone: always polls)
   --hybrid_sleep_us=N    hybrid: sleep N us before polling (default: half the
                          moving-average latency)
 
