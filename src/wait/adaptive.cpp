@@ -189,6 +189,7 @@ void Adaptive::completed(uint32_t len, uint64_t lat_ns) {
   last_len_ = len;
   // Only a poller sees the device's own latency; the other modes add their wake-up.
   if (ran_ == Mode::poll) lat_.add(len, lat_ns);
+  tick_.work += lat_.weight(len);
 }
 
 void Adaptive::view(hio_adaptive_view* o) const {

@@ -20,6 +20,7 @@ struct TickSample {
   uint64_t wait_ns = 0;  // inside wait(): asleep or spinning
   uint64_t cpu_ns = 0;   // the thread's CPU time
   uint64_t completions = 0;
+  double work = 0;          // the completions weighed by their size (LatencyEstimator::weight); 0: as counted
   uint64_t lat_sum_ns = 0;  // sum of the completions' latencies
   uint64_t sleeps = 0;      // times the thread went to sleep
   double delay_share = 0;   // share of the tick spent runnable but not running
@@ -32,7 +33,7 @@ enum class Objective : int { shared = 0, own = 1 };
 // What the policy learned of one mode.
 struct ModeCost {
   bool known = false;
-  double iops = 0;        // completions per second, as measured (under that contention)
+  double iops = 0;        // completions per second, weighed by size, as measured (under that contention)
   double iops_free = 0;   // the same over the time the thread could run: as if alone
   double cpu_ns = 0;      // thread CPU per completion
   double lat_ns = 0;      // mean completion latency

@@ -33,12 +33,21 @@ void LatencyEstimator::add(uint32_t bytes, uint64_t ns) {
   if (c.n == 0) {
     c.mean = x;
   } else {
-    if (c.n > 16 && x > kOutlier * c.mean) return;
+    if (c.n > kSettled && x > kOutlier * c.mean) return;
     double d = x - c.mean;
     c.mean += kWeight * d;
     c.var = (1 - kWeight) * (c.var + kWeight * d * d);
   }
   c.n++;
+  int k = size_class(bytes);
+  if (usual_ < 0 || c.n > cls_[size_t(usual_)].n) usual_ = k;
+}
+
+double LatencyEstimator::weight(uint32_t bytes) const {
+  const Class& c = cls_[size_t(size_class(bytes))];
+  if (usual_ < 0 || c.n < kSettled) return 1.0;
+  const Class& u = cls_[size_t(usual_)];
+  return u.n >= kSettled && u.mean > 0 ? c.mean / u.mean : 1.0;
 }
 
 double LatencyEstimator::stddev_ns(uint32_t bytes) const { return std::sqrt(cls_[size_t(size_class(bytes))].var); }

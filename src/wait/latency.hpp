@@ -23,6 +23,15 @@ class LatencyEstimator {
   // The latency most completions of this size exceed: mean - 2 stddev.
   double low_ns(uint32_t bytes) const;
   uint64_t samples(uint32_t bytes) const { return cls_[size_t(size_class(bytes))].n; }
+  // What a completion of this size costs the device against one of the most
+  // frequent size: the ratio of their means, once both have kSettled samples
+  // (1 until then). The adaptive strategy counts a tick's completions by it,
+  // so that the tick's mix of sizes does not pass for a mode's speed:
+  // RocksDB's mixgraph reads 4 KiB blocks and, for its Seeks, 256-512 KiB of
+  // readahead (4% of its reads), which take 10x as long on the disk here, and
+  // one or two of them in an 8 ms probe moved its rate by a third.
+  double weight(uint32_t bytes) const;
+  static constexpr uint64_t kSettled = 16;
 
  private:
   struct Class {
@@ -30,6 +39,7 @@ class LatencyEstimator {
     uint64_t n = 0;
   };
   std::array<Class, kClasses> cls_{};
+  int usual_ = -1;  // the class with the most samples
 };
 
 // What a timed sleep costs the calling thread: CPU time, and how late it

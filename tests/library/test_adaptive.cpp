@@ -683,6 +683,27 @@ TEST(AdaptivePolicy, ASlowSpellCountsAtHalfItsModesRate) {
   EXPECT_LT(p.cost(Mode::poll, 0.2).iops, 2000) << "a lasting spell is the mode's rate";
 }
 
+// Beside a heavy neighbour a poller's ticks alternate between its slice and
+// the neighbour's (30 reads in 2 ms, then 8 in 8 ms): its slow ticks are the
+// mode's cost there, not a spell, and its figure is what the ticks did.
+TEST(AdaptivePolicy, APollersSlicesBesideAHeavyNeighbourAreNotSlowSpells) {
+  auto ticked = [](uint64_t n, uint64_t wall) {
+    TickSample s = Settled::sample(0, 10000, wall);
+    s.completions = n;
+    s.wait_ns = wall * 9 / 10;
+    return s;
+  };
+  Signals heavy = sig(0.5);
+  heavy.objective = Objective::own;
+  AdaptivePolicy p;
+  uint64_t now = 0;
+  for (int i = 0; i < 200; i++) {
+    p.on_tick(now += kTick, Mode::poll, ticked(30, kTick), heavy);
+    p.on_tick(now += 4 * kTick, Mode::poll, ticked(8, 4 * kTick), heavy);
+  }
+  EXPECT_NEAR(p.cost(Mode::poll, 0.5).iops, 38 / 0.010, 0.1 * 38 / 0.010);
+}
+
 // Mixgraph did 8 reads in an 11 ms polling tick beside a neighbour, where
 // polling's ticks around it did 5-10K a second: the application ran between
 // its reads and hardly waited. Such a tick measures the application, not the
@@ -756,6 +777,39 @@ TEST(LatencyEstimator, IgnoresPreemptedSamples) {
   for (int i = 0; i < 100; i++) e.add(4096, 10000);
   e.add(4096, 3'000'000);  // descheduled for 3 ms: not the device
   EXPECT_NEAR(e.mean_ns(4096), 10000, 1);
+}
+
+// A size's weight is its latency over the most frequent size's: RocksDB's
+// 256 KiB readahead against its 4 KiB blocks, 10x on the disk here.
+TEST(LatencyEstimator, WeighsASizeByItsLatencyAgainstTheUsualOne) {
+  LatencyEstimator e;
+  EXPECT_DOUBLE_EQ(e.weight(4096), 1.0);  // nothing known
+  for (int i = 0; i < 100; i++) e.add(4096, 40000);
+  for (int i = 0; i < 4; i++) e.add(262144, 400000);
+  EXPECT_DOUBLE_EQ(e.weight(262144), 1.0) << "too few samples of that size yet";
+  for (int i = 0; i < 20; i++) e.add(262144, 400000);
+  EXPECT_NEAR(e.weight(262144), 10.0, 1e-9);
+  EXPECT_NEAR(e.weight(4096), 1.0, 1e-9);
+  EXPECT_DOUBLE_EQ(e.weight(65536), 1.0) << "a size never seen";
+  e.add(262144, 40'000'000);  // preempted for 40 ms: not the device
+  EXPECT_NEAR(e.weight(262144), 10.0, 1e-9);
+  for (int i = 0; i < 200; i++) e.add(262144, 400000);  // now the most frequent size
+  EXPECT_NEAR(e.weight(4096), 0.1, 1e-9);
+}
+
+// A tick counts its completions by their size's weight: two ticks that kept
+// the device equally busy, one with a few large reads, measure one rate.
+TEST(AdaptivePolicy, RatesCountCompletionsBySize) {
+  const Signals beside = sig(0.5);
+  TickSample small = Settled::sample(10000, 10000, 8 * kMs);  // 80 reads of the usual size
+  TickSample mixed = small;
+  mixed.completions = 44;  // 40 of the usual size and 4 ten times as long
+  mixed.work = 40 + 4 * 10.0;
+  AdaptivePolicy a, b;
+  a.on_tick(8 * kMs, Mode::poll, small, beside);
+  b.on_tick(8 * kMs, Mode::poll, mixed, beside);
+  EXPECT_NEAR(b.cost(Mode::poll, 0.5).iops, a.cost(Mode::poll, 0.5).iops, 1);
+  EXPECT_NEAR(b.cost(Mode::poll, 0.5).lat_ns, double(mixed.lat_sum_ns) / 44, 1) << "latency stays per completion";
 }
 
 TEST(WakeCost, MeasuresASleep) {
