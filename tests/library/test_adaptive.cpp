@@ -656,14 +656,20 @@ TEST(AdaptivePolicy, AModesFirstMeasurementsAverageByLength) {
 // mostly misses them. A tick far below its mode's rate counts at half that
 // rate, so a spell of three such ticks does not send the queue to a mode
 // measured 13% slower; a spell that lasts still brings the figure down.
+namespace {
+
+// n completions in wall, waiting 90% of it.
+TickSample waited(uint64_t n, uint64_t wall) {
+  TickSample s = Settled::sample(0, 10000, wall);
+  s.completions = n;
+  s.wait_ns = wall * 9 / 10;
+  return s;
+}
+
+}  // namespace
+
 TEST(AdaptivePolicy, ASlowSpellCountsAtHalfItsModesRate) {
-  auto ticked = [](double iops, uint64_t wall = kTick) {
-    TickSample s = Settled::sample(iops, 10000);
-    s.wall_ns = wall;
-    s.completions = uint64_t(iops * double(wall) / 1e9);
-    s.wait_ns = wall * 9 / 10;
-    return s;
-  };
+  auto ticked = [](double iops, uint64_t wall = kTick) { return waited(uint64_t(iops * double(wall) / 1e9), wall); };
   Signals beside = sig(0.2);
   beside.objective = Objective::own;
   AdaptivePolicy p;
@@ -687,19 +693,13 @@ TEST(AdaptivePolicy, ASlowSpellCountsAtHalfItsModesRate) {
 // the neighbour's (30 reads in 2 ms, then 8 in 8 ms): its slow ticks are the
 // mode's cost there, not a spell, and its figure is what the ticks did.
 TEST(AdaptivePolicy, APollersSlicesBesideAHeavyNeighbourAreNotSlowSpells) {
-  auto ticked = [](uint64_t n, uint64_t wall) {
-    TickSample s = Settled::sample(0, 10000, wall);
-    s.completions = n;
-    s.wait_ns = wall * 9 / 10;
-    return s;
-  };
   Signals heavy = sig(0.5);
   heavy.objective = Objective::own;
   AdaptivePolicy p;
   uint64_t now = 0;
   for (int i = 0; i < 200; i++) {
-    p.on_tick(now += kTick, Mode::poll, ticked(30, kTick), heavy);
-    p.on_tick(now += 4 * kTick, Mode::poll, ticked(8, 4 * kTick), heavy);
+    p.on_tick(now += kTick, Mode::poll, waited(30, kTick), heavy);
+    p.on_tick(now += 4 * kTick, Mode::poll, waited(8, 4 * kTick), heavy);
   }
   EXPECT_NEAR(p.cost(Mode::poll, 0.5).iops, 38 / 0.010, 0.1 * 38 / 0.010);
 }
