@@ -252,7 +252,7 @@ Mode AdaptivePolicy::next_probe(uint64_t now, const Signals& sig, const std::arr
     // once it is known well. A mode measured for less than learn_tau at this
     // level is a probe or two, which may have fallen in a phase of the
     // application: RocksDB's first half second beside a full core spent
-    // 110-210 us of CPU per read, and three probes of interrupts then read
+    // 110-270 us of CPU per read, and three probes of interrupts then read
     // 2.6-3.6K reads/s against 6-10K once warm; backing off fourfold from
     // them kept the queue polling for 0.7 s of a 4 s run.
     const ModeCost& pc = t.cost[size_t(int(pick))];

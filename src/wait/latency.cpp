@@ -28,7 +28,8 @@ int LatencyEstimator::size_class(uint32_t bytes) {
 }
 
 void LatencyEstimator::add(uint32_t bytes, uint64_t ns) {
-  Class& c = cls_[size_t(size_class(bytes))];
+  int k = size_class(bytes);
+  Class& c = cls_[size_t(k)];
   double x = double(ns);
   if (c.n == 0) {
     c.mean = x;
@@ -39,7 +40,6 @@ void LatencyEstimator::add(uint32_t bytes, uint64_t ns) {
     c.var = (1 - kWeight) * (c.var + kWeight * d * d);
   }
   c.n++;
-  int k = size_class(bytes);
   if (usual_ < 0 || c.n > cls_[size_t(usual_)].n) usual_ = k;
 }
 
