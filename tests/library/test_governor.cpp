@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // The governor and its pieces, driven by synthetic per-core signals: the
 // kernel texts it reads, the 8 ms window over a core's intervals, the
-// per-core picture and spin leases, the policy beside a bursty neighbour,
-// and the objective through the C API. No timing is asserted: intervals and
-// ticks carry made-up clocks.
+// per-core picture and spin leases, adaptive's ticks over a test governor,
+// the policy beside a bursty neighbour, and the objective through the C API.
+// No timing is asserted: intervals and ticks carry made-up clocks.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
