@@ -651,11 +651,6 @@ TEST(AdaptivePolicy, AModesFirstMeasurementsAverageByLength) {
   EXPECT_NEAR(p.cost(Mode::poll, 0.5).iops, before + w * (14 / (double(kTick) / 1e9) - before), 1);
 }
 
-// RocksDB's reads come in slow spells (8 reads in 5-6 ms, waiting all the
-// while, in either mode): they fall on the mode in use, while a probe's 8 ms
-// mostly misses them. A tick far below its mode's rate counts at half that
-// rate, so a spell of three such ticks does not send the queue to a mode
-// measured 13% slower; a spell that lasts still brings the figure down.
 namespace {
 
 // n completions in wall, waiting 90% of it.
@@ -668,6 +663,11 @@ TickSample waited(uint64_t n, uint64_t wall) {
 
 }  // namespace
 
+// RocksDB's reads come in slow spells (8 reads in 5-6 ms, waiting all the
+// while, in either mode): they fall on the mode in use, while a probe's 8 ms
+// mostly misses them. A tick far below its mode's rate counts at half that
+// rate, so a spell of three such ticks does not send the queue to a mode
+// measured 13% slower; a spell that lasts still brings the figure down.
 TEST(AdaptivePolicy, ASlowSpellCountsAtHalfItsModesRate) {
   auto ticked = [](double iops, uint64_t wall = kTick) { return waited(uint64_t(iops * double(wall) / 1e9), wall); };
   Signals beside = sig(0.2);
