@@ -86,6 +86,7 @@ struct PolicyParams {
                                           // wait share ran the application, not the mode: not learned
   double wait_share_weight = 1.0 / 16;    // how fast a mode's usual wait share follows its ticks
   uint64_t learn_tau_ns = 60'000'000;     // a mode's measurement averages over about this long
+  uint64_t forget_ns = 500'000'000;       // and its weight against a newer one fades over about this long
   double slow_spell = 0.5;                // a tick's rate counts as at least this share of its mode's
   double recheck_weight = 0.5;            // a recheck counts for at least this: follows the disk's drift,
                                           // while one probe in an unlucky phase of the application does not decide

@@ -651,6 +651,31 @@ TEST(AdaptivePolicy, AModesFirstMeasurementsAverageByLength) {
   EXPECT_NEAR(p.cost(Mode::poll, 0.5).iops, before + w * (14 / (double(kTick) / 1e9) - before), 1);
 }
 
+// RocksDB's start beside a neighbour on the disk measured polling at 1.8K
+// reads/s; its probes a second later read 6.6-7.6K. An old measurement's
+// weight against a new one fades with its age, so the later probe is most of
+// the figure, where averaged by length the start would be half of it.
+TEST(AdaptivePolicy, AnOldMeasurementWeighsLessAgainstANewOne) {
+  AdaptivePolicy p;
+  Signals beside = sig(0.5);
+  beside.objective = Objective::own;
+  auto measured = [](double iops, uint64_t wall) {
+    TickSample s = Settled::sample(iops, 10000, wall);
+    s.wait_ns = wall * 9 / 10;
+    return s;
+  };
+  uint64_t now = kProbeTick;
+  p.on_tick(now, Mode::poll, measured(1800, kProbeTick), beside);
+  const double start = p.cost(Mode::poll, 0.5).iops;
+  for (int i = 0; i < 500; i++) p.on_tick(now += kTick, Mode::interrupt, measured(6000, kTick), beside);
+  const uint64_t age = now - kProbeTick;  // 1 s
+  p.on_tick(now += kProbeTick, Mode::poll, measured(7000, kProbeTick), beside);
+  double kept = double(kProbeTick) * std::exp(-double(age) / double(kParams.forget_ns));
+  double w = double(kProbeTick) / (kept + double(kProbeTick));
+  EXPECT_NEAR(p.cost(Mode::poll, 0.5).iops, start + w * (7000 - start), 1);
+  EXPECT_GT(p.cost(Mode::poll, 0.5).iops, p.cost(Mode::interrupt, 0.5).iops) << "the probe a second later decides";
+}
+
 namespace {
 
 // n completions in wall, waiting 90% of it.
