@@ -67,8 +67,8 @@ bool AdaptivePolicy::learn(uint64_t now, Mode m, const TickSample& s, const Sign
   // neighbour in bursts finds it ready), but its weight against a new
   // measurement fades with its age: RocksDB's start beside a neighbour on
   // the disk measured polling at 1.8K reads/s, and averaged as one with its
-  // probes a second later (6.6-7.6K), that kept the queue on interrupts
-  // (5.8-7.4K) for the rest of the run. Where a switch was held back
+  // later probes (6.6-7.6K), that kept the queue on interrupts (5.8-8.0K)
+  // for the rest of the run. Where a switch was held back
   // to measure the mode again, that measurement counts for at least half, as
   // one borrowed from another level is replaced.
   bool recheck = int(m) == rechecking_;

@@ -652,7 +652,7 @@ TEST(AdaptivePolicy, AModesFirstMeasurementsAverageByLength) {
 }
 
 // RocksDB's start beside a neighbour on the disk measured polling at 1.8K
-// reads/s; its probes a second later read 6.6-7.6K. An old measurement's
+// reads/s; its later probes read 6.6-7.6K. An old measurement's
 // weight against a new one fades with its age, so the later probe is most of
 // the figure, where averaged by length the start would be half of it.
 TEST(AdaptivePolicy, AnOldMeasurementWeighsLessAgainstANewOne) {
