@@ -192,6 +192,26 @@ def test_every_adaptive_tick_is_logged_where_the_environment_says(run_json, tmp_
         assert float(learned[-1][f"iops_{learned[-1]['ran']}"]) > 0, "what was measured is in the level's table"
 
 
+def test_the_tick_summary_reads_a_real_log(run_json, tmp_path, capsys):
+    from hybridio import ticks as summary
+
+    log = tmp_path / "ticks.csv"
+    args = ["--name=j", *SMALL, "--rw=randread", "--runtime=0.5", "--time_based", "--completion=adaptive"]
+    run_json(*args, "--numjobs=2", env={**os.environ, "HIO_ADAPTIVE_TICKS": str(log)})
+    with open(log) as f:
+        rows = list(csv.DictReader(f))
+    assert summary.main([str(log), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["unparsed_lines"] == 0
+    assert sorted(q["queue"] for q in out["queues"]) == [1, 2]
+    for q in out["queues"]:
+        mine = [r for r in rows if r["queue"] == str(q["queue"])]
+        assert q["completions"] == sum(int(r["completions"]) for r in mine)
+        assert q["seconds"] == pytest.approx(0.5, rel=0.3)
+        assert sum(c["share"] for c in q["cells"]) == pytest.approx(1)
+        assert q["probes"] == sum(r["probe"] == "1" for r in mine)
+
+
 def test_no_tick_log_without_adaptive_and_a_bad_path_is_said_once(run, tmp_path):
     ticks = tmp_path / "ticks.csv"
     env = {**os.environ, "HIO_ADAPTIVE_TICKS": str(ticks)}
