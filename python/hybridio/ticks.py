@@ -52,7 +52,7 @@ class Cell:
             "completions_per_s": self.completions * 1e6 / self.wall_us if self.wall_us else 0.0,
             "measured_share": self.learned_us / self.wall_us if self.wall_us else 0.0,
             "measured_completions_per_s": self.learned_completions * 1e6 / self.learned_us if self.learned_us else None,
-            "running_unmeasured": self.unlearned_cpu_us / unlearned_us if unlearned_us > 0 else None,
+            "cpu_per_wall_unmeasured": self.unlearned_cpu_us / unlearned_us if unlearned_us > 0 else None,
         }
 
 
@@ -150,7 +150,7 @@ def rate(x):
     return "-" if x is None else f"{x:,.0f}"
 
 
-def running(x):
+def fraction(x):
     return "-" if x is None else f"{x:.2f}"
 
 
@@ -169,7 +169,7 @@ def render(s):
             rate(c["completions_per_s"]),
             pct(c["measured_share"]),
             rate(c["measured_completions_per_s"]),
-            running(c["running_unmeasured"]),
+            fraction(c["cpu_per_wall_unmeasured"]),
         )
         for c in s["cells"]
     ]

@@ -68,9 +68,9 @@ bool AdaptivePolicy::learn(uint64_t now, Mode m, const TickSample& s, const Sign
   // measurement fades with its age: RocksDB's start beside a neighbour on
   // the disk measured polling at 1.8K reads/s, and averaged as one with its
   // later probes (6.6-7.6K), that kept the queue on interrupts (5.8-8.0K)
-  // for the rest of the run. Where a switch was held back
-  // to measure the mode again, that measurement counts for at least half, as
-  // one borrowed from another level is replaced.
+  // for the rest of the run. Where a switch was held back to measure the
+  // mode again, that measurement counts for at least half, as one borrowed
+  // from another level is replaced.
   bool recheck = int(m) == rechecking_;
   if (recheck) rechecking_ = -1;
   bool fresh = !c.known || c.borrowed;

@@ -58,9 +58,9 @@ def test_each_mode_at_each_level_its_time_rate_and_what_was_measured(tmp_path, c
     assert poll["completions_per_s"] == pytest.approx(48 / 0.008)
     assert poll["measured_share"] == pytest.approx(0.5)
     assert poll["measured_completions_per_s"] == pytest.approx(40 / 0.004)
-    assert poll["running_unmeasured"] == pytest.approx(0.25), "1 ms of the 4 ms not measured"
+    assert poll["cpu_per_wall_unmeasured"] == pytest.approx(0.25), "1 ms of the 4 ms not measured"
     irq = cells[(3, "interrupt")]
-    assert irq["measured_share"] == 1 and irq["running_unmeasured"] is None
+    assert irq["measured_share"] == 1 and irq["cpu_per_wall_unmeasured"] is None
 
 
 def test_a_probe_is_not_a_change_of_mode_settling_elsewhere_is(tmp_path, capsys):
