@@ -112,7 +112,7 @@ def parse_tick(row):
         "cpu_us": float(row["cpu_us"]),
         "next": row["next"],
         "probe": row["probe"] == "1",
-        "table": {m: float(row[c]) for m, c in zip(MODES, TABLE) if float(row[c]) >= 0},
+        "table": {m: v for m, c in zip(MODES, TABLE) if (v := float(row[c])) >= 0},
     }
     if t["ran"] not in MODES or t["next"] not in MODES:
         raise ValueError(f"unknown mode {t['ran']!r} or {t['next']!r}")

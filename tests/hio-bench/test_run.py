@@ -170,13 +170,17 @@ TICK_COLUMNS = (
 ).split(",")
 
 
-def test_every_adaptive_tick_is_logged_where_the_environment_says(run_json, tmp_path):
-    ticks = tmp_path / "ticks.csv"
-    env = {**os.environ, "HIO_ADAPTIVE_TICKS": str(ticks)}
+def adaptive_tick_log(run_json, tmp_path):
+    """Two adaptive jobs of 0.5 s with HIO_ADAPTIVE_TICKS set: the log's path and its rows."""
+    log = tmp_path / "ticks.csv"
     args = ["--name=j", *SMALL, "--rw=randread", "--runtime=0.5", "--time_based", "--completion=adaptive"]
-    run_json(*args, "--numjobs=2", env=env)
-    with open(ticks) as f:
-        rows = list(csv.DictReader(f))
+    run_json(*args, "--numjobs=2", env={**os.environ, "HIO_ADAPTIVE_TICKS": str(log)})
+    with open(log) as f:
+        return log, list(csv.DictReader(f))
+
+
+def test_every_adaptive_tick_is_logged_where_the_environment_says(run_json, tmp_path):
+    _, rows = adaptive_tick_log(run_json, tmp_path)
     assert rows and list(rows[0]) == TICK_COLUMNS
     modes = {"interrupt", "poll", "hybrid"}
     for q in ("1", "2"):  # a number per queue, one queue per job
@@ -195,11 +199,7 @@ def test_every_adaptive_tick_is_logged_where_the_environment_says(run_json, tmp_
 def test_the_tick_summary_reads_a_real_log(run_json, tmp_path, capsys):
     from hybridio import ticks as summary
 
-    log = tmp_path / "ticks.csv"
-    args = ["--name=j", *SMALL, "--rw=randread", "--runtime=0.5", "--time_based", "--completion=adaptive"]
-    run_json(*args, "--numjobs=2", env={**os.environ, "HIO_ADAPTIVE_TICKS": str(log)})
-    with open(log) as f:
-        rows = list(csv.DictReader(f))
+    log, rows = adaptive_tick_log(run_json, tmp_path)
     assert summary.main([str(log), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["unparsed_lines"] == 0
