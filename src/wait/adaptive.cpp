@@ -135,7 +135,7 @@ void Adaptive::end_tick(uint64_t now, const NeighbourView& seen, bool learn) {
   // cost: RocksDB opening its tables read 19-24 times in 32 ms, waiting 1%
   // of it, and that first figure for polling (585 reads/s against 11-13K
   // later) kept it on interrupts beside a full core for the whole run.
-  if (!learn || ticks_ == 0) tick_.completions = 0;  // below the policy's minimum: measures nothing
+  tick_.whole = learn && ticks_ != 0;
   last_ = policy_.on_tick(now, ran_, tick_, sig);
   if (log_) log_tick(now, sig.level, done);
   // The scheduler remembers the last mode for a while (a spinner's used-up

@@ -34,8 +34,24 @@ int LevelHold::update(uint64_t now, double contention, Waiting ours) {
   return level_;
 }
 
+void PauseTally::add(double wall_ns, double done, bool measured, double tau_ns) {
+  double fade = std::exp(-wall_ns / tau_ns);
+  whole_ns = whole_ns * fade + wall_ns;
+  whole_done = whole_done * fade + done;
+  measured_ns *= fade;
+  measured_done *= fade;
+  if (!measured) return;
+  measured_ns += wall_ns;
+  measured_done += done;
+}
+
+double PauseTally::factor(double min_ns) const {
+  if (measured_ns < min_ns || measured_done <= 0 || whole_done <= 0) return 1.0;
+  return std::max(1.0, (whole_ns / whole_done) / (measured_ns / measured_done));
+}
+
 bool AdaptivePolicy::learn(uint64_t now, Mode m, const TickSample& s, const Signals& sig, Table& t) {
-  if (s.completions < p_.min_completions || s.wall_ns == 0) return false;
+  if (s.completions < p_.min_completions || !s.whole || s.wall_ns == 0) return false;
   // A tick in which the queue hardly waited measured the application, not
   // the mode: RocksDB's mixgraph between its reads (writes, cached Gets)
   // did 8 reads in an 11 ms polling tick beside a neighbour, 720 a second
@@ -43,7 +59,8 @@ bool AdaptivePolicy::learn(uint64_t now, Mode m, const TickSample& s, const Sign
   // of poll at its level, kept the queue on interrupts for the rest of the
   // run. Each mode against its own usual share, as a wake-up lengthens
   // every wait; and a poller starved by a neighbour still waits (it spins,
-  // or is preempted while it spins), so its slow ticks are kept.
+  // or is preempted while it spins), so its slow ticks are kept. What such
+  // ticks add to each mode's time is tallied apart (PauseTally).
   double share = double(s.wait_ns) / double(s.wall_ns);
   double& usual = wait_share_[size_t(int(m))];
   bool pause = usual > 0 && share < p_.pause_share * usual;
@@ -96,6 +113,17 @@ bool AdaptivePolicy::learn(uint64_t now, Mode m, const TickSample& s, const Sign
   // to half the rate they lifted polling's figure there by a third.
   bool spells = !fresh && !(m == Mode::poll && level(sig) == kLevels - 1);
   auto spell = [&](double old, double v) { return spells ? std::max(v, p_.slow_spell * old) : v; };
+  // A probe that read more than a quarter above its mode's figure found it
+  // still moving: the application's start, or the disk's drift. Where it
+  // read near enough the mode in use to overtake it, the mode is probed
+  // again at the shortest interval. RocksDB's first second beside
+  // a full core on the disk: interrupts' figure rose 4.8K, 5.4K, 7.6K, 9.5K
+  // at probes 0.1-0.2 s apart as it warmed up, then 10-12K, while the queue
+  // polled at 7-10K until the doubling interval let a probe in at 0.86 s.
+  const ModeCost& now_cost = t.cost[size_t(int(cur_))];
+  bool rival = !now_cost.known || n / wall_s >= p_.far_behind * now_cost.iops;
+  if (!fresh && m != cur_ && rival && n / wall_s > p_.probe_rise * c.iops)
+    t.probe_every[size_t(int(m))] = p_.probe_min_ns;
   c.iops = mix(c.iops, spell(c.iops, n / wall_s));
   c.iops_free = mix(c.iops_free, spell(c.iops_free, n / active_s));
   c.cpu_ns = mix(c.cpu_ns, double(s.cpu_ns) / n);
@@ -106,6 +134,7 @@ bool AdaptivePolicy::learn(uint64_t now, Mode m, const TickSample& s, const Sign
   if (sig.demand >= 0) c.demand = c.demand >= 0 && !c.borrowed ? mix(c.demand, sig.demand) : sig.demand;
   c.known = true;
   c.borrowed = false;
+  c.confirmed = recheck || m == cur_;
   c.at_ns = now;
   return true;
 }
@@ -147,7 +176,15 @@ double AdaptivePolicy::score(Mode m, const Signals& sig) const {
     for (const ModeCost& k : t.cost)
       if (k.known) best_solo = std::max(best_solo, k.iops_free);
   double ours = best_solo > 0 ? c.iops / best_solo : 0;
-  if (sig.objective == Objective::own || level(sig) == 0) return ours;
+  // Under `own` the application's time between its waits counts too, and a
+  // mode decides how much CPU that work is left. Beside a CPU-bound
+  // neighbour on the disk, a spinner's used-up share held RocksDB's thread
+  // off the CPU about 1.5 ns per ns it computed, interrupts' 0.3-0.6: its
+  // pauses took 20-30% of polling's time and 3-10% of interrupts', and
+  // polling's waits, measured at 0.99 of interrupts' rate, gave 0.85 of its ops/s.
+  if (sig.objective == Objective::own)
+    return best_solo > 0 ? c.iops / c.pauses.factor(double(p_.probe_tick_ns)) / best_solo : 0;
+  if (level(sig) == 0) return ours;
   // The other tenants' progress relative to alone is the share of what
   // they want that they get. What they get in each mode is measured: their
   // use of the core then, less what our wake-ups cost them outside our
@@ -226,6 +263,13 @@ bool AdaptivePolicy::alone_polls(const Signals& sig) const {
 Mode AdaptivePolicy::next_probe(uint64_t now, const Signals& sig, const std::array<double, kModes>& score) {
   Mode pick = cur_;
   if (alone_polls(sig)) return pick;
+  // A light or medium level just entered may be a neighbour's passing
+  // (stress-ng at 50% leaves the core for 20-30 ms every 100-150 ms, and the
+  // window crosses those levels for 3-10 ms on each way): a probe there is
+  // cut short by the next level, and on emu:pcie4 ten of them in 3 s put
+  // the queue on interrupts 1.8% of its time at a third of polling's rate.
+  // The heavy level is a CPU-bound neighbour's arrival: it is met at once.
+  if (level(sig) < kLevels - 1 && now - level_since_ <= p_.arrival_ns) return pick;
   if (recheck_ >= 0) {
     pick = Mode(recheck_);
     recheck_ = -1;
@@ -282,6 +326,9 @@ Decision AdaptivePolicy::on_tick(uint64_t now, Mode ran, const TickSample& s, co
   Table& here = table(sig);
   Decision d;
   d.learned = learn(now, ran, s, sig, here);
+  if (s.whole && s.wall_ns > 0)
+    here.cost[size_t(int(ran))].pauses.add(double(s.wall_ns), s.work > 0 ? s.work : double(s.completions), d.learned,
+                                           double(p_.pause_tau_ns));
   Mode cand = best(sig, d.score);
   if (cand == cur_) {
     pending_ticks_ = 0;
@@ -308,10 +355,14 @@ Decision AdaptivePolicy::on_tick(uint64_t now, Mode ran, const TickSample& s, co
     bool sure = jump || pending_ticks_ >= (alone ? p_.alone_ticks : p_.switch_ticks);
     // At a steady level a lead may come from the device drifting since the
     // other mode was measured (the disk here moves ±20% from one second to
-    // the next): measure it again first. Where the level just changed, the
-    // table is what the switch is for.
+    // the next), or rest on one probe that fell in a fast phase of the
+    // application (RocksDB's mixgraph beside a full core on emu:pcie3: an
+    // 8 ms probe of interrupts read 17K reads/s, where its ticks did 10K,
+    // and sent the queue off polling, 1.2x interrupts' ops/s, for the rest
+    // of the run): measure it again first. Where the level just changed,
+    // the table is what the switch is for.
     const ModeCost& cc = here.cost[size_t(int(cand))];
-    if (sure && !alone && !arrived && now - cc.at_ns > p_.fresh_ns) {
+    if (sure && !alone && !arrived && (now - cc.at_ns > p_.fresh_ns || !cc.confirmed)) {
       recheck_ = int(cand);
     } else if (sure) {
       cur_ = cand;

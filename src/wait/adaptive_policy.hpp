@@ -24,11 +24,22 @@ struct TickSample {
   uint64_t lat_sum_ns = 0;  // sum of the completions' latencies
   uint64_t sleeps = 0;      // times the thread went to sleep
   double delay_share = 0;   // share of the tick spent runnable but not running
+  bool whole = true;        // false: it straddled a change of level, or held the application's start
 };
 
 // What the policy maximises beside other tenants: this queue's own
 // progress, or both tenants' combined progress (each relative to alone).
 enum class Objective : int { shared = 0, own = 1 };
+
+// A mode's time per completion over every whole tick against that over its
+// measured ticks, over about the last `tau_ns` spent in the mode: what the
+// application's pauses between its waits add to the mode's measured rate.
+struct PauseTally {
+  double whole_ns = 0, whole_done = 0, measured_ns = 0, measured_done = 0;
+  void add(double wall_ns, double done, bool measured, double tau_ns);
+  // 1 until the mode's measured ticks span min_ns.
+  double factor(double min_ns) const;
+};
 
 // What the policy learned of one mode.
 struct ModeCost {
@@ -44,6 +55,9 @@ struct ModeCost {
   uint64_t at_ns = 0;     // when it was last measured
   double span_ns = 0;     // how long it was measured: the first learn_tau average as one
   bool borrowed = false;  // copied from the nearest level, not measured here
+  // Last measured in use or by a recheck, not by one probe alone.
+  bool confirmed = false;
+  PauseTally pauses;
 };
 
 // The situation at the end of a tick.
@@ -63,7 +77,8 @@ struct PolicyParams {
   uint64_t probe_tick_ns = 8'000'000;  // a probe's measured length: a few 3 ms scheduler slices
   uint64_t settle_ns = 6'000'000;      // after a change of mode, not measured: the scheduler's memory of the last one
   uint64_t fresh_ns = 50'000'000;      // at a steady level, a switch needs the other mode measured this recently
-  uint64_t arrival_ns = 10'000'000;    // a level reached this recently is a change, not a steady level
+  uint64_t arrival_ns = 10'000'000;    // a level reached this recently is a change, not a steady level;
+                                       // below heavy, it is not probed yet
   double light_wait_share = 0.5;       // waiting less than this: light demand
   double light_lat_slack = 1.15;       // light demand may cost this much latency
   double switch_gain = 1.03;           // a switch must promise this much more score...
@@ -72,6 +87,7 @@ struct PolicyParams {
   double jump_gain = 1.20;             // or this much, at once
   uint64_t probe_min_ns = 50'000'000;  // probe interval at first
   uint64_t probe_max_ns = 2'000'000'000;  // and at most, once things are steady
+  double probe_rise = 1.25;               // a probe that read this much above its mode's figure is repeated soon
   double hybrid_margin = 1.05;            // beside other work hybrid must beat interrupt by this
   double far_behind = 0.8;                // a mode scoring below this share of the best backs off faster
   double hidden_wake_share = 0.5;         // wake-up CPU not charged to the thread, per sleep
@@ -87,6 +103,7 @@ struct PolicyParams {
   double wait_share_weight = 1.0 / 16;    // how fast a mode's usual wait share follows its ticks
   uint64_t learn_tau_ns = 60'000'000;     // a mode's measurement averages over about this long
   uint64_t forget_ns = 500'000'000;       // and its weight against a newer one fades over about this long
+  uint64_t pause_tau_ns = 2'000'000'000;  // a mode's pauses are tallied over about this long in the mode
   double slow_spell = 0.5;                // a tick's rate counts as at least this share of its mode's
   double recheck_weight = 0.5;            // a recheck counts for at least this: follows the disk's drift,
                                           // while one probe in an unlucky phase of the application does not decide
