@@ -424,12 +424,14 @@ TEST(AdaptivePolicy, ProbesBackOffWhileSteady) {
   EXPECT_LE(steady, 10);  // ...but backs off (every tick would be 800)
 }
 
-// A mode far behind backs off fourfold per probe once it is known well;
-// while it is a probe or two (measured for less than learn_tau at the
-// level) it is probed again on the plain, doubling schedule. RocksDB's first
-// half second beside a full core made interrupts' first probes read a third
-// of their later rate, and the fourfold back-off kept the queue polling.
-TEST(AdaptivePolicy, AModeFarBehindOnItsFirstProbesIsProbedOnThePlainSchedule) {
+namespace {
+
+// A queue beside a heavy neighbour under `own`, polling, with interrupts far
+// behind or catching up: when it probes interrupts (the first n probes, or
+// those before `until`). rate(mode, k) is a tick's rate, k counting the
+// ticks in interrupts. It stays on poll throughout.
+template <class Rate>
+std::vector<uint64_t> interrupt_probes(size_t n, uint64_t until, Rate rate) {
   AdaptivePolicy p;
   Signals s = sig(0.6);
   s.objective = Objective::own;
@@ -437,17 +439,31 @@ TEST(AdaptivePolicy, AModeFarBehindOnItsFirstProbesIsProbedOnThePlainSchedule) {
   uint64_t now = 0;
   Mode mode = Mode::poll;
   bool probing = false;
+  int interrupt_ticks = 0;
   std::vector<uint64_t> probes;
-  while (now < 2'000'000'000 && probes.size() < 4) {
+  while (now < until && probes.size() < n) {
     uint64_t wall = probing ? kProbeTick : kTick;
     now += wall;
-    Decision d = p.on_tick(now, mode, Settled::sample(mode == Mode::poll ? 10000 : 2500, 10000, wall), s);
+    double iops = rate(mode, mode == Mode::interrupt ? interrupt_ticks++ : interrupt_ticks);
+    Decision d = p.on_tick(now, mode, Settled::sample(iops, 10000, wall), s);
     if (d.probe && d.mode == Mode::interrupt) probes.push_back(now);
     mode = d.mode;
     probing = d.probe;
   }
-  ASSERT_EQ(probes.size(), 4u);
   EXPECT_EQ(p.settled(), Mode::poll);
+  return probes;
+}
+
+}  // namespace
+
+// A mode far behind backs off fourfold per probe once it is known well;
+// while it is a probe or two (measured for less than learn_tau at the
+// level) it is probed again on the plain, doubling schedule. RocksDB's first
+// half second beside a full core made interrupts' first probes read a third
+// of their later rate, and the fourfold back-off kept the queue polling.
+TEST(AdaptivePolicy, AModeFarBehindOnItsFirstProbesIsProbedOnThePlainSchedule) {
+  auto probes = interrupt_probes(4, 2'000'000'000, [](Mode m, int) { return m == Mode::poll ? 10000.0 : 2500.0; });
+  ASSERT_EQ(probes.size(), 4u);
   for (size_t i = 2; i < probes.size(); i++)
     EXPECT_LE(probes[i] - probes[i - 1], 2 * (probes[i - 1] - probes[i - 2]) + kProbeTick + kTick) << "probe " << i;
 }
@@ -459,27 +475,10 @@ TEST(AdaptivePolicy, AModeFarBehindOnItsFirstProbesIsProbedOnThePlainSchedule) {
 // not after the doubled one. A figure that holds still backs off.
 TEST(AdaptivePolicy, AProbeAboveItsModesFigureIsRepeatedSoon) {
   auto gaps = [](bool rising) {
-    AdaptivePolicy p;
-    Signals s = sig(0.6);
-    s.objective = Objective::own;
-    s.hybrid_viable = false;
-    uint64_t now = 0;
-    Mode mode = Mode::poll;
-    bool probing = false;
-    int interrupt_ticks = 0;
-    std::vector<uint64_t> probes;
-    while (now < 5'000'000'000 && probes.size() < 5) {
-      uint64_t wall = probing ? kProbeTick : kTick;
-      now += wall;
-      // Rising: warming up from a quarter of polling's rate to 0.85 of it.
-      double iops = 10000;
-      if (mode == Mode::interrupt) iops = rising && interrupt_ticks++ > 0 ? 8500 : 2500;
-      Decision d = p.on_tick(now, mode, Settled::sample(iops, 10000, wall), s);
-      if (d.probe && d.mode == Mode::interrupt) probes.push_back(now);
-      mode = d.mode;
-      probing = d.probe;
-    }
-    EXPECT_EQ(p.settled(), Mode::poll);
+    // Rising: warming up from a quarter of polling's rate to 0.85 of it.
+    auto probes = interrupt_probes(5, 5'000'000'000, [rising](Mode m, int k) {
+      return m == Mode::poll ? 10000.0 : rising && k > 0 ? 8500.0 : 2500.0;
+    });
     std::vector<uint64_t> g;
     for (size_t i = 1; i < probes.size(); i++) g.push_back(probes[i] - probes[i - 1]);
     return g;
