@@ -68,7 +68,7 @@ bool AdaptivePolicy::learn(uint64_t now, Mode m, const TickSample& s, const Sign
   if (pause) return false;
   // Rates and costs per completion of the queue's usual size: a tick's mix
   // of sizes is the application's, not the mode's.
-  double n = s.work > 0 ? s.work : double(s.completions);
+  double n = s.done();
   // Time other threads held the CPU is not this mode's doing: measure the
   // rate over the time the thread could have run.
   double wall_s = double(s.wall_ns) / 1e9;
@@ -120,11 +120,11 @@ bool AdaptivePolicy::learn(uint64_t now, Mode m, const TickSample& s, const Sign
   // a full core on the disk: interrupts' figure rose 4.8K, 5.4K, 7.6K, 9.5K
   // at probes 0.1-0.2 s apart as it warmed up, then 10-12K, while the queue
   // polled at 7-10K until the doubling interval let a probe in at 0.86 s.
+  double rate = n / wall_s;
   const ModeCost& now_cost = t.cost[size_t(int(cur_))];
-  bool rival = !now_cost.known || n / wall_s >= p_.far_behind * now_cost.iops;
-  if (!fresh && m != cur_ && rival && n / wall_s > p_.probe_rise * c.iops)
-    t.probe_every[size_t(int(m))] = p_.probe_min_ns;
-  c.iops = mix(c.iops, spell(c.iops, n / wall_s));
+  bool rival = !now_cost.known || rate >= p_.far_behind * now_cost.iops;
+  if (!fresh && m != cur_ && rival && rate > p_.probe_rise * c.iops) t.probe_every[size_t(int(m))] = p_.probe_min_ns;
+  c.iops = mix(c.iops, spell(c.iops, rate));
   c.iops_free = mix(c.iops_free, spell(c.iops_free, n / active_s));
   c.cpu_ns = mix(c.cpu_ns, double(s.cpu_ns) / n);
   c.lat_ns = mix(c.lat_ns, double(s.lat_sum_ns) / double(s.completions));
@@ -327,8 +327,7 @@ Decision AdaptivePolicy::on_tick(uint64_t now, Mode ran, const TickSample& s, co
   Decision d;
   d.learned = learn(now, ran, s, sig, here);
   if (s.whole && s.wall_ns > 0)
-    here.cost[size_t(int(ran))].pauses.add(double(s.wall_ns), s.work > 0 ? s.work : double(s.completions), d.learned,
-                                           double(p_.pause_tau_ns));
+    here.cost[size_t(int(ran))].pauses.add(double(s.wall_ns), s.done(), d.learned, double(p_.pause_tau_ns));
   Mode cand = best(sig, d.score);
   if (cand == cur_) {
     pending_ticks_ = 0;

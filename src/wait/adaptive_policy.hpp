@@ -25,6 +25,8 @@ struct TickSample {
   uint64_t sleeps = 0;      // times the thread went to sleep
   double delay_share = 0;   // share of the tick spent runnable but not running
   bool whole = true;        // false: it straddled a change of level, or held the application's start
+  // The completions in units of the queue's usual size.
+  double done() const { return work > 0 ? work : double(completions); }
 };
 
 // What the policy maximises beside other tenants: this queue's own
