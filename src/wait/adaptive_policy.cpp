@@ -180,7 +180,7 @@ double AdaptivePolicy::score(Mode m, const Signals& sig) const {
   // mode decides how much CPU that work is left. Beside a CPU-bound
   // neighbour on the disk, a spinner's used-up share held RocksDB's thread
   // off the CPU about 1.5 ns per ns it computed, interrupts' 0.3-0.6: its
-  // pauses took 20-30% of polling's time and 3-10% of interrupts', and
+  // pauses took 18-33% of polling's time and 3-11% of interrupts', and
   // polling's waits, measured at 0.99 of interrupts' rate, gave 0.85 of its ops/s.
   if (sig.objective == Objective::own)
     return best_solo > 0 ? c.iops / c.pauses.factor(double(p_.probe_tick_ns)) / best_solo : 0;

@@ -855,7 +855,7 @@ TEST(AdaptivePolicy, ATickThatHardlyWaitedMeasuresTheApplicationNotTheMode) {
 
 // Under `own` the application's time between its waits counts too, and a
 // mode decides how much CPU that work is left: beside a CPU-bound neighbour
-// on the disk RocksDB's pauses took 20-30% of polling's time and 3-10% of
+// on the disk RocksDB's pauses took 18-33% of polling's time and 3-11% of
 // interrupts', and polling's waits, measured at 0.99 of interrupts' rate,
 // gave 0.85 of its ops/s. Pauses that both modes take alike change nothing.
 TEST(AdaptivePolicy, UnderOwnAModesScoreHoldsThePausesItTakes) {
