@@ -22,7 +22,8 @@ struct Config {
   std::string stats;  // "" none, "stderr", or a path: statistics written at exit
   // WAL, MANIFEST and table files: written (and read sequentially) through
   // RocksDB's Posix files, where appends cost a copy into the page cache,
-  // unless "hybridio" (an io_uring write per flush, for experiments).
+  // unless "hybridio" (each flush a write through the thread's queue, for
+  // experiments).
   bool hybridio_writes = false;
   std::string emulate;  // "": the files' own timing; else an emulated SSD's (as after emu:)
 };

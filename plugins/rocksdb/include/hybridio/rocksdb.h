@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-// hybridio's RocksDB FileSystem: data reads, appends and syncs go through
-// hybridio handles; metadata (create, rename, delete, list, lock) goes
-// through RocksDB's default file system.
+// hybridio's RocksDB FileSystem: table reads go through hybridio handles;
+// writes (WAL, MANIFEST, tables, unless writes=hybridio) and metadata
+// (create, rename, delete, list, lock) go through RocksDB's default file
+// system.
 //
-// Selected by URI, e.g. db_bench --fs_uri='hybridio://?completion=adaptive&cache_mb=256'
+// Selected by URI, e.g. db_bench --fs_uri='hybridio://?completion=adaptive&adaptive_objective=own'
 // (the keys are in docs/rocksdb.md). Loading the library (LD_PRELOAD or
 // linking it) registers the "hybridio://" factory with
 // ObjectLibrary::Default(); RegisterFileSystem() does it explicitly.
