@@ -3,8 +3,6 @@
 
 #include <algorithm>
 
-#include "util/clock.hpp"
-
 namespace hio {
 namespace {
 
@@ -66,14 +64,15 @@ Mode Adaptive::begin_wait(uint64_t now) {
   Governor& g = gov();
   cpu_ = g.enter(now);
   if (!started_) {
-    wake_ = &wake_cost();
+    SignalSource& src = g.signals();
+    wake_ = &src.wake_cost();
     monitor_samples0_ = g.samples();
     monitor_ns0_ = g.cost_ns();
-    log_ = TickLog::get();
+    log_ = src.tick_log();
     if (log_) log_queue_ = log_->next_queue();
     started_ = true;
-    tick_start_ = now_ns();
-    tick_cpu_ = thread_cpu_ns();
+    tick_start_ = src.now_ns();
+    tick_cpu_ = src.thread_cpu_ns();
     seen_ = g.neighbours(cpu_);
     tick_level_ = level_.update(now, level_others(seen_), waiting(seen_));
   } else {
@@ -106,12 +105,12 @@ void Adaptive::settled(uint64_t now) {
   if (now > tick_start_) sleeps_per_s_ = double(tick_.sleeps) * 1e9 / double(now - tick_start_);
   tick_ = TickSample{};
   tick_start_ = now;
-  tick_cpu_ = thread_cpu_ns();
+  tick_cpu_ = gov().signals().thread_cpu_ns();
   settling_ = false;
 }
 
 void Adaptive::end_tick(uint64_t now, const NeighbourView& seen, bool learn) {
-  uint64_t cpu = thread_cpu_ns();
+  uint64_t cpu = gov().signals().thread_cpu_ns();
   seen_ = seen;
   tick_.wall_ns = now - tick_start_;
   // A queue reaped from several threads ends ticks on different threads,

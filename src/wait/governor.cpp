@@ -1,13 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "wait/governor.hpp"
 
-#include <sched.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
-
-#include "util/clock.hpp"
 
 namespace hio {
 
@@ -51,31 +47,26 @@ NeighbourView CoreWindow::view() const {
   return v;
 }
 
-// A thread's membership: joins on its first wait, leaves when it ends.
-struct Membership {
-  Governor* gov = nullptr;
-  Governor::Member* m = nullptr;
-  ~Membership() {
-    if (gov && m) gov->leave(m);
-  }
-};
+Membership::~Membership() {
+  if (gov && m) gov->leave(m);
+}
 
 Governor& Governor::get() {
-  static Governor* g = new Governor(int(std::max(1L, sysconf(_SC_NPROCESSORS_CONF))));
+  static Governor* g = new Governor(int(std::max(1L, sysconf(_SC_NPROCESSORS_CONF))), kernel_signals());
   return *g;
 }
 
-Governor::Governor(int ncpu, bool read_kernel)
+Governor::Governor(int ncpu, SignalSource& src, bool sample)
     : ncpu_(std::max(1, ncpu)),
-      read_kernel_(read_kernel),
-      load_(read_kernel ? std::make_unique<CoreLoad>(ncpu_) : nullptr),
+      src_(src),
+      sample_(sample),
       cores_(new Core[size_t(ncpu_)]),
       members_(new Member[kMaxMembers]) {}
 
 Governor::~Governor() = default;
 
 Governor::Member* Governor::join() {
-  pid_t tid = pid_t(syscall(SYS_gettid));
+  pid_t tid = src_.thread_id();
   std::lock_guard<std::mutex> g(join_mu_);
   int n = nmembers_.load(std::memory_order_relaxed);
   Member* slot = nullptr;
@@ -86,7 +77,7 @@ Governor::Member* Governor::join() {
     slot = &members_[n];
     nmembers_.store(n + 1, std::memory_order_release);
   }
-  slot->run_ns.store(thread_cpu_ns(), std::memory_order_relaxed);
+  slot->run_ns.store(src_.thread_cpu_ns(), std::memory_order_relaxed);
   slot->cpu.store(-1, std::memory_order_relaxed);
   slot->tid.store(tid, std::memory_order_release);
   return slot;
@@ -98,7 +89,7 @@ void Governor::leave(Member* m) {
 }
 
 Governor::Member* Governor::member() {
-  thread_local Membership ms;
+  Membership& ms = src_.membership();
   if (!ms.m || ms.gov != this) {
     ms.gov = this;
     ms.m = join();
@@ -109,8 +100,8 @@ Governor::Member* Governor::member() {
 void Governor::note_own_thread() {
   // Only a sample reads where our threads are: until an adaptive wait takes
   // the first, a fixed-mode reap need not say (it does from its next reap).
-  if (!read_kernel_ || !sampling_.load(std::memory_order_relaxed)) return;
-  int cpu = sched_getcpu();
+  if (!sample_ || !sampling_.load(std::memory_order_relaxed)) return;
+  int cpu = src_.current_cpu();
   if (Member* m = member(); m && cpu >= 0 && cpu < ncpu_) m->cpu.store(cpu, std::memory_order_relaxed);
 }
 
@@ -122,9 +113,9 @@ bool Governor::is_own(pid_t tid) const {
 }
 
 int Governor::enter(uint64_t now) {
-  int cpu = sched_getcpu();
+  int cpu = src_.current_cpu();
   if (cpu < 0 || cpu >= ncpu_) cpu = 0;
-  if (!read_kernel_) return cpu;  // a test's governor: fed by hand
+  if (!sample_) return cpu;  // a test's governor: fed by hand
   if (!sampling_.load(std::memory_order_relaxed)) sampling_.store(true, std::memory_order_relaxed);
   if (Member* m = member()) m->cpu.store(cpu, std::memory_order_relaxed);
   if (now - cores_[cpu].last_sample.load(std::memory_order_relaxed) >= kSampleNs) sample(cpu, now);
@@ -139,13 +130,13 @@ void Governor::sample(int cpu, uint64_t now) {
   // Its cost is the CPU it takes: wall time would count preemptions by the
   // very neighbours it measures. The caller's CPU time is also its own run
   // time below: each clock read is a system call, a fifth of a sample's cost.
-  uint64_t t0 = thread_cpu_ns();
+  uint64_t t0 = src_.thread_cpu_ns();
   const Member* self = member();
   c.last_sample.store(now, std::memory_order_relaxed);
   // This core's cpuidle counter is current: the sampler runs on it, so it
   // is not in an idle period the kernel has yet to account.
   uint64_t idle = 0;
-  bool ok = load_->idle_ns(cpu, &idle);
+  bool ok = src_.idle_ns(cpu, &idle);
   // Our threads' run time since their last accounting, charged to the core
   // each is on now (a thread that moved is charged to where it went).
   double own = 0;
@@ -154,7 +145,7 @@ void Governor::sample(int cpu, uint64_t now) {
     Member& m = members_[i];
     pid_t tid = m.tid.load(std::memory_order_acquire);
     if (tid == 0 || m.cpu.load(std::memory_order_relaxed) != cpu) continue;
-    uint64_t run = &m == self ? t0 : thread_cpu_ns_tid(tid);
+    uint64_t run = &m == self ? t0 : src_.thread_cpu_ns(tid);
     if (run == 0) continue;
     uint64_t before = m.run_ns.exchange(run, std::memory_order_relaxed);
     if (run > before) own += double(run - before);
@@ -167,7 +158,7 @@ void Governor::sample(int cpu, uint64_t now) {
     c.stall_share = -1;
   } else if (now - c.stall_at >= kStallSpanNs) {
     uint64_t stall;
-    if (load_->psi_some_ns(&stall)) {
+    if (src_.psi_some_ns(&stall)) {
       if (c.stall_at && stall >= c.stall) {
         // PSI sums the stall over all CPUs, weighted by how busy each was.
         // The other cores' busy share is what they last showed (unknown ones
@@ -195,7 +186,7 @@ void Governor::sample(int cpu, uint64_t now) {
   c.at = now;
   // The cost is read on one sample in kCostEvery and stands for them all.
   if (samples_.fetch_add(1, std::memory_order_relaxed) % kCostEvery == 0)
-    cost_ns_.fetch_add((thread_cpu_ns() - t0) * kCostEvery, std::memory_order_relaxed);
+    cost_ns_.fetch_add((src_.thread_cpu_ns() - t0) * kCostEvery, std::memory_order_relaxed);
 }
 
 void Governor::feed(int cpu, const CoreInterval& in) {
@@ -252,7 +243,5 @@ bool Governor::spinning(int cpu, uint64_t now) const {
   const Core& c = cores_[cpu];
   return c.spinner.load(std::memory_order_acquire) != nullptr && c.lease_until.load(std::memory_order_relaxed) > now;
 }
-
-const char* Governor::fallback_reason() const { return load_ ? load_->fallback_reason().c_str() : ""; }
 
 }  // namespace hio

@@ -14,8 +14,17 @@
 #include <vector>
 
 #include "wait/core_load.hpp"
+#include "wait/signal_source.hpp"
 
 namespace hio {
+
+// One of our threads, as the governor knows it. Slots are reused once their
+// thread has ended.
+struct GovernorMember {
+  std::atomic<pid_t> tid{0};
+  std::atomic<int> cpu{-1};
+  std::atomic<uint64_t> run_ns{0};  // CPU time at its last accounting
+};
 
 // One core between two samples.
 struct CoreInterval {
@@ -58,10 +67,13 @@ class Governor {
   // its share holds until the next read.
   static constexpr uint64_t kStallSpanNs = 16'000'000;
 
+  // The process's governor, over the kernel's signals.
   static Governor& get();
-  // For tests: a governor over `ncpu` CPUs that reads nothing until fed.
-  explicit Governor(int ncpu, bool read_kernel = true);
+  // A governor over `ncpu` CPUs that sees them through `src`; with sample
+  // false it reads no core and is fed by hand (tests).
+  Governor(int ncpu, SignalSource& src, bool sample = true);
   ~Governor();
+  SignalSource& signals() const { return src_; }
 
   // Called by each of our threads as it starts to wait: registers it as ours
   // (once), records the core it is on, and takes a sample if one is due.
@@ -88,18 +100,13 @@ class Governor {
   // Feeds one core's interval directly (tests; and the sampler).
   void feed(int cpu, const CoreInterval& in);
 
-  CoreSource source() const { return load_ ? load_->source() : CoreSource::none; }
-  const char* fallback_reason() const;
+  CoreSource source() const { return sample_ ? src_.source() : CoreSource::none; }
+  const char* fallback_reason() const { return sample_ ? src_.fallback_reason() : ""; }
   uint64_t samples() const { return samples_.load(std::memory_order_relaxed); }
   uint64_t cost_ns() const { return cost_ns_.load(std::memory_order_relaxed); }
 
  private:
-  // One of our threads. Slots are reused once their thread has ended.
-  struct Member {
-    std::atomic<pid_t> tid{0};
-    std::atomic<int> cpu{-1};
-    std::atomic<uint64_t> run_ns{0};  // CPU time at its last accounting
-  };
+  using Member = GovernorMember;
   // A core's picture, and the state of its sampler (under `sampling`).
   struct Core {
     std::mutex sampling;
@@ -121,8 +128,8 @@ class Governor {
   void sample(int cpu, uint64_t now);
 
   int ncpu_;
-  bool read_kernel_;
-  std::unique_ptr<CoreLoad> load_;
+  SignalSource& src_;
+  bool sample_;
   std::unique_ptr<Core[]> cores_;
   std::mutex join_mu_;
   std::unique_ptr<Member[]> members_;

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "hybridio/hio_adaptive.h"
+#include "pinned_signals.hpp"
 #include "test_util.hpp"
 #include "util/clock.hpp"
 #include "wait/governor.hpp"
@@ -226,7 +227,8 @@ void wait_once(hio::Waiter& w, Instant& be) {
 // a wake-up, with latencies too spread for a hybrid sleep.
 TEST(AdaptiveBlocking, OnlyWhileItsTickWaitsByInterrupt) {
   using namespace adaptive_blocking;
-  hio::Governor g(std::max(2, int(sysconf(_SC_NPROCESSORS_CONF))), false);
+  hio::test::PinnedSignals on_core0(0);
+  hio::Governor g(2, on_core0, false);
   hio::Waiter w(&g);
   hio_strategy s{};
   s.mode = HIO_WAIT_ADAPTIVE;

@@ -18,6 +18,7 @@
 
 #include "adaptive_devices.hpp"
 #include "hybridio/hio_adaptive.h"
+#include "pinned_signals.hpp"
 #include "test_util.hpp"
 #include "util/clock.hpp"
 #include "wait/adaptive.hpp"
@@ -211,7 +212,7 @@ TEST(CoreWindow, DemandIsTheUseBesideOurSleepers) {
 // ---- the governor -------------------------------------------------------------------
 
 TEST(Governor, ATestGovernorReadsNothing) {
-  Governor g(4, false);
+  Governor g(4, hio::kernel_signals(), false);
   EXPECT_EQ(g.source(), CoreSource::none);
   EXPECT_EQ(std::string(g.fallback_reason()), "");
   int cpu = g.enter(1'000'000'000);
@@ -255,7 +256,7 @@ TEST(Governor, AThreadThatWaitsInAFixedModeIsOurs) {
 }
 
 TEST(Governor, KeepsCoresApart) {
-  Governor g(4, false);
+  Governor g(4, hio::kernel_signals(), false);
   for (int i = 0; i < 10; i++) {
     g.feed(1, neighbour());
     g.feed(2, alone());
@@ -274,7 +275,7 @@ TEST(Governor, KeepsCoresApart) {
 }
 
 TEST(Governor, PublishesDemandPerCore) {
-  Governor g(4, false);
+  Governor g(4, hio::kernel_signals(), false);
   for (int i = 0; i < 10; i++) {
     g.feed(0, interval(1.0, 0.5, true, 1.0));  // beside our spinner, stalled
     g.feed(3, interval(1.0, 0.5, true));       // beside our spinner, no PSI
@@ -288,7 +289,7 @@ constexpr uint64_t kT0 = 1'000'000'000;
 }  // namespace
 
 TEST(Governor, OneSpinLeasePerCore) {
-  Governor g(4, false);
+  Governor g(4, hio::kernel_signals(), false);
   int a = 0, b = 0;
   ASSERT_TRUE(g.claim_spin(1, &a, kT0));
   EXPECT_TRUE(g.spinning(1, kT0));
@@ -300,7 +301,7 @@ TEST(Governor, OneSpinLeasePerCore) {
 }
 
 TEST(Governor, AnUnrenewedLeaseLapses) {
-  Governor g(4, false);
+  Governor g(4, hio::kernel_signals(), false);
   int a = 0, b = 0;
   ASSERT_TRUE(g.claim_spin(1, &a, kT0));
   EXPECT_FALSE(g.claim_spin(1, &b, kT0 + Governor::kLeaseNs - 1));
@@ -311,7 +312,7 @@ TEST(Governor, AnUnrenewedLeaseLapses) {
 }
 
 TEST(Governor, AReleasedLeaseIsFreeAtOnce) {
-  Governor g(4, false);
+  Governor g(4, hio::kernel_signals(), false);
   int a = 0, b = 0;
   ASSERT_TRUE(g.claim_spin(1, &a, kT0));
   ASSERT_FALSE(g.claim_spin(1, &b, kT0 + 1));
@@ -325,7 +326,7 @@ TEST(Governor, AReleasedLeaseIsFreeAtOnce) {
 // A core taken out of the queue's affinity mask (or a thread the scheduler
 // moved) shows as its owner claiming another core: the old lease goes.
 TEST(Governor, AnOwnerThatMovesGivesUpItsOldLease) {
-  Governor g(4, false);
+  Governor g(4, hio::kernel_signals(), false);
   int a = 0, b = 0;
   ASSERT_TRUE(g.claim_spin(1, &a, kT0));
   ASSERT_FALSE(g.claim_spin(1, &b, kT0 + 1));  // held
@@ -343,7 +344,8 @@ TEST(Governor, AnOwnerThatMovesGivesUpItsOldLease) {
 // is not (a sleeper's wake-ups would cost the spinner as much).
 TEST(Governor, ASecondSpinnerSleepsOnlyWhereTheDeviceIsSlowAgainstAWakeUp) {
   for (double device_us : {500.0, 1.0}) {
-    Governor g(std::max(2, int(sysconf(_SC_NPROCESSORS_CONF))), false);
+    hio::test::PinnedSignals on_core0(0);
+    Governor g(2, on_core0, false);
     Adaptive first({}, &g), second({}, &g);
     ASSERT_EQ(first.begin_wait(now_ns()), Mode::poll);
     first.end_wait(1000, now_ns(), false);
@@ -369,7 +371,7 @@ TEST(Governor, ASecondSpinnerSleepsOnlyWhereTheDeviceIsSlowAgainstAWakeUp) {
 // and the tick after it is.
 TEST(Adaptive, TheQueuesFirstTickIsNotLearned) {
   int ncpu = std::max(2, int(sysconf(_SC_NPROCESSORS_CONF)));
-  Governor g(ncpu, false);
+  Governor g(ncpu, hio::kernel_signals(), false);
   for (int c = 0; c < ncpu; c++)
     for (int i = 0; i < 8; i++) g.feed(c, interval(1.0, 0.5, true));  // a neighbour beside our spinner: heavy
   Adaptive a({}, &g);
