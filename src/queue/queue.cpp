@@ -171,6 +171,7 @@ int Queue::submit_locked(const hio_io* ios, unsigned n, unsigned flags) {
     uint32_t s = free_.back();
     free_.pop_back();
     slots_[s] = Slot{io.tag, now, io.offset, io.len, io.target, io.op, true};
+    trace_read(io, now);
     be_->prepare(Command{io.op, io.target, io.buf, io.len, io.offset, s});
     TargetInfo& t = targets_[size_t(io.target)];
     if (io.op == HIO_OP_WRITE && io.offset + io.len > t.size) t.size = io.offset + io.len;
@@ -206,6 +207,7 @@ int Queue::reap_locked(hio_completion* out, unsigned max, unsigned min) {
   if (got < 0) return got;
   unsubmitted_ = 0;
   uint64_t now = now_ns();
+  if (got > 0) returned_ns_ = now;
   for (int i = 0; i < got; i++) {
     const Cqe& c = cqes_[size_t(i)];
     Slot& s = slots_[c.user_data];
@@ -246,6 +248,7 @@ int Queue::blocking_io_locked(const hio_io& io, hio_completion* out) {
   int fd = be_->fd(io.target);
   uint64_t t0 = now_ns();
   if (fd < 0 || !waiter_.begin_blocking(t0)) return 0;
+  trace_read(io, t0);
   ssize_t n;
   do {
     n = io.op == HIO_OP_READ ? ::pread(fd, io.buf, io.len, off_t(io.offset))
@@ -253,6 +256,7 @@ int Queue::blocking_io_locked(const hio_io& io, hio_completion* out) {
   } while (n < 0 && errno == EINTR);
   int32_t res = n < 0 ? -errno : int32_t(n);
   uint64_t lat = now_ns() - t0;
+  returned_ns_ = t0 + lat;
   waiter_.end_blocking(lat);
   *out = hio_completion{io.tag, res, io.op, io.target, io.offset, io.len, lat};
   io_.submitted++;

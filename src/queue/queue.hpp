@@ -16,6 +16,7 @@
 #include "backend/backend.hpp"
 #include "backend/devices.hpp"
 #include "queue/io_counters.hpp"
+#include "queue/io_trace.hpp"
 #include "wait/waiter.hpp"
 
 namespace hio {
@@ -111,6 +112,14 @@ class Queue {
   uint64_t start_ns_ = 0, start_cpu_ns_ = 0;
   pid_t owner_ = 0;            // the thread whose CPU time is accounted
   uint64_t owner_cpu_ns_ = 0;  // its last reading
+
+  // HIO_IO_TRACE: this queue's number in the trace, and when it last returned from a reap.
+  IoTrace* trace_ = IoTrace::get();
+  unsigned trace_queue_ = trace_ ? trace_->next_queue() : 0;
+  uint64_t returned_ns_ = 0;
+  void trace_read(const hio_io& io, uint64_t now) {
+    if (trace_ && io.op == HIO_OP_READ) trace_->read(trace_queue_, io.len, returned_ns_ ? now - returned_ns_ : 0);
+  }
 };
 
 }  // namespace hio
