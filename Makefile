@@ -6,7 +6,7 @@ CMAKE_FLAGS ?=
 # The checkout's own virtual environment, made by scripts/deps.sh.
 PY := $(CURDIR)/.venv/bin/python
 
-.PHONY: deps build test unit lint format study strategies bench-fio bench-fio-engine bench-fio-instructions bench-study-drivers bench-adaptive bench-bursty bench-own-threads bench-handles bench-rocksdb clean
+.PHONY: deps build test unit lint format study strategies bench-fio bench-fio-engine bench-fio-instructions bench-study-drivers bench-adaptive bench-bursty bench-own-threads bench-handles bench-rocksdb sim-suite sim-validate sim-thesis sim-calibrate sim-scale traces clean
 
 # The README's two commands, `make study` and `make test`, install what they
 # need. Every other target installs nothing: it names what is missing and
@@ -121,6 +121,38 @@ bench-rocksdb:
 	$(call ready,study)
 	PYTHONPATH="$(CURDIR)/python" $(PY) -m hybridio.rocksdb_study \
 		--plugin $(BUILD)/plugins/rocksdb/libhybridio-rocksdb.so $(ROCKSDB_ARGS)
+
+# hio-sim (docs/simulator.md). SIM_OUT: where results go (default: a folder in
+# the system temp directory); SIM_ARGS: more options for the command.
+SIM_OUT ?= $(shell mktemp -d -t hio-sim-XXXXXX)
+
+# The regret suite over the full grid (about 5 min here; SIM_ARGS=--quick: 20 s).
+sim-suite: build
+	$(BUILD)/hio-sim suite --out $(SIM_OUT) $(SIM_ARGS)
+
+# The simulator against a study's output: STUDY=the study's results folder.
+sim-validate: build
+	@test -n "$(STUDY)" || { echo "make sim-validate STUDY=<a make study results folder>" >&2; exit 2; }
+	$(BUILD)/hio-sim validate --study $(STUDY) --out $(SIM_OUT) $(SIM_ARGS)
+
+# The thesis's Figs 7-10 and 16, simulated, beside its numbers.
+sim-thesis: build
+	$(BUILD)/hio-sim thesis --out $(SIM_OUT) $(SIM_ARGS)
+
+# Measures this machine into a profile (about 30 s; PROFILE=path, default
+# the shipped here-virtio.json; the disk file is the study's).
+PROFILE ?= tools/hio-sim/profiles/here-virtio.json
+sim-calibrate: build
+	$(BUILD)/hio-sim calibrate --name here-virtio --out $(PROFILE) --file $${TMPDIR:-/tmp}/hybridio-study.dat --size-mb 1024 $(SIM_ARGS)
+
+# 2 to 64 simulated cores: simulated seconds per second, the governor's cost.
+sim-scale: build
+	$(BUILD)/hio-sim scale --out $(SIM_OUT) $(SIM_ARGS)
+
+# Records the RocksDB traces hio-sim replays (tools/hio-sim/traces; a few minutes).
+traces:
+	$(call ready,study)
+	$(PY) bench/record_traces.py --plugin $(BUILD)/plugins/rocksdb/libhybridio-rocksdb.so --out tools/hio-sim/traces $(TRACES_ARGS)
 
 clean:
 	rm -rf build build-asan build-tsan

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Builds and runs every test: unit tests and the RocksDB plugin's tests
-# (GoogleTest), the same under ASan+UBSan, the threaded suite under TSan,
-# and hio-bench's command-line tests, the study's tests and the plugin under
-# db_bench and ldb, and the fio engine under fio (pytest). Stops at the first failure.
+# Builds and runs every test: unit tests, hio-sim's models and the RocksDB
+# plugin's tests (GoogleTest), the same under ASan+UBSan, the threaded suite
+# under TSan, and hio-bench's and hio-sim's command-line tests, the study's
+# tests and the plugin under db_bench and ldb, and the fio engine under fio
+# (pytest). Stops at the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -11,10 +12,12 @@ py=.venv/bin/python  # scripts/deps.sh test makes it
 
 step() { printf '\n=== %s\n' "$*"; }
 
-build() {  # dir, extra cmake flags...
-  local dir=$1; shift
-  cmake -S . -B "$dir" -G Ninja -DHIO_WERROR=ON "$@" >/dev/null
-  ninja -C "$dir" -j "$jobs"
+build() {  # dir, extra cmake flags... [-- targets...]
+  local dir=$1 flags=() targets=(); shift
+  while (($#)) && [ "$1" != -- ]; do flags+=("$1"); shift; done
+  (($#)) && shift && targets=("$@")
+  cmake -S . -B "$dir" -G Ninja -DHIO_WERROR=ON "${flags[@]}" >/dev/null
+  ninja -C "$dir" -j "$jobs" "${targets[@]}"
 }
 
 step "lint"
@@ -29,6 +32,7 @@ build build-asan -DCMAKE_BUILD_TYPE=Debug -DHIO_SANITIZE=address,undefined
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 build-asan/tests/library/hio-library-tests
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 build-asan/tests/hio-bench/hio-bench-tests
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 build-asan/tests/rocksdb/hio-rocksdb-tests
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 build-asan/tests/hio-sim/hio-sim-tests
 # The fio engine inside Debian's fio, with the sanitizers' runtimes preloaded
 # (fio's own allocations are not ours to check for leaks).
 LD_PRELOAD="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)" \
@@ -36,9 +40,9 @@ LD_PRELOAD="$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.s
   HIO_BUILD=build-asan "$py" -m pytest -q tests/fio
 
 step "TSan build + threaded tests"
-build build-tsan -DCMAKE_BUILD_TYPE=Debug -DHIO_SANITIZE=thread
+build build-tsan -DCMAKE_BUILD_TYPE=Debug -DHIO_SANITIZE=thread -- hio-library-tests
 TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/library/hio-library-tests --gtest_filter='Threads*'
 
-step "hio-bench command-line tests, hio-study tests, RocksDB plugin end to end, fio engine (pytest)"
+step "hio-bench command-line tests, hio-sim's commands, hio-study tests, RocksDB plugin end to end, fio engine (pytest)"
 # PYTHONPATH: test this checkout's study package, wherever one is installed.
-HIO_BENCH=build/hio-bench HIO_BUILD=build PYTHONPATH="$PWD/python" "$py" -m pytest -q tests/hio-bench tests/study tests/rocksdb tests/fio
+HIO_BENCH=build/hio-bench HIO_BUILD=build PYTHONPATH="$PWD/python" "$py" -m pytest -q tests/hio-bench tests/hio-sim tests/study tests/rocksdb tests/fio

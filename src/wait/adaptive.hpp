@@ -56,6 +56,8 @@ class Adaptive {
 
   void view(hio_adaptive_view* out) const;
   const uint64_t* mode_ns() const { return mode_ns_; }
+  // The mode the queue settles on between probes.
+  Mode settled() const { return policy_.settled(); }
   uint64_t switches() const { return policy_.switches(); }
   uint64_t probes() const { return policy_.probes(); }
 

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+// The library's adaptive policy, unmodified, deciding on a simulated machine
+// through the signal source seam; and the scenario runner's own guarantees.
+#include <gtest/gtest.h>
+
+#include "model/sim_signals.hpp"
+#include "scenario/compare.hpp"
+#include "scenario/oracle.hpp"
+#include "sim_profile.hpp"
+#include "wait/governor.hpp"
+#include "workload/neighbour.hpp"
+
+namespace hio::sim {
+namespace {
+
+constexpr Time ms = 1'000'000;
+
+Scenario scenario(const std::string& device, const std::string& strategy, const std::string& neighbour) {
+  Scenario s;
+  s.device = device;
+  s.io = with_strategy(s.io, strategy);
+  s.neighbour = NeighbourSpec::parse(neighbour);
+  s.duration_ns = 1000 * ms;
+  return s;
+}
+
+TEST(Policy, PollsAloneOnAFastDevice) {
+  Profile p = test::profile();
+  Result r = run(scenario("pcie4", "adaptive", "none"), p);
+  EXPECT_GT(r.mode_share[int(Mode::poll)], 0.95);
+  Result poll = run(scenario("pcie4", "poll", "none"), p);
+  EXPECT_NEAR(r.iops / poll.iops, 1.0, 0.02);
+}
+
+TEST(Policy, SleepsBesideAFullNeighbourOnASlowDevice) {
+  Profile p = test::profile();
+  Result r = run(scenario("disk", "adaptive", "busy"), p);
+  EXPECT_GT(r.mode_share[int(Mode::interrupt)] + r.mode_share[int(Mode::hybrid)], 0.8)
+      << "poll " << r.mode_share[int(Mode::poll)];
+  Result poll = run(scenario("disk", "poll", "busy"), p);
+  EXPECT_GT(r.neighbour_cores, poll.neighbour_cores + 0.2) << "sleeping gives the neighbour its core back";
+}
+
+// The governor, fed by the simulated core, sees what the neighbour uses.
+struct Waits final : Behaviour {
+  Governor* gov = nullptr;
+  SimSignals* sig = nullptr;
+  NeighbourView seen{};
+  Step next(Task& t, Time now) override {
+    sig->enter(t);
+    int cpu = gov->enter(now);
+    seen = gov->neighbours(cpu);
+    return Step::sleep_until(now + ms / 4);
+  }
+};
+
+TEST(Seam, TheGovernorSeesTheNeighboursShareOfTheCore) {
+  Profile p = test::profile();
+  for (double pct : {25.0, 50.0}) {
+    Machine m(2, p.sched, p.idle, p.core, 1);
+    SimSignals sig(m, p.reads, p.library_wake);
+    Governor gov(2, sig);
+    Waits w;
+    w.gov = &gov;
+    w.sig = &sig;
+    StressCpu stress(pct);
+    m.spawn("ours", 0, Role::ours, &w);
+    m.spawn("stress", 0, Role::neighbour, &stress);
+    m.run_until(500 * ms);
+    EXPECT_NEAR(w.seen.others, pct / 100, 0.1) << pct << "%";
+    EXPECT_GT(gov.samples(), 200u) << "at most one sample a millisecond, taken as our thread waits";
+    EXPECT_GT(gov.cost_ns(), 0u) << "a sample's reads cost the simulated thread CPU";
+  }
+}
+
+// The completion thread's period comes from the library's PollPeriodTuner,
+// fed by the simulated windows, as in the library's Reaper.
+TEST(Reaper, TheLibrarysTunerSetsThePeriod) {
+  Profile p = test::profile();
+  auto with = [&](Time period) {
+    Scenario s = scenario("pcie4", "reaper", "none");
+    s.threads_per_core = 2;
+    s.io.depth = 8;
+    s.reaper_period_ns = period;
+    return run(s, p);
+  };
+  Result a = with(0), slow = with(200'000);
+  size_t n;
+  const uint64_t* ladder = PollPeriodTuner::ladder(&n);
+  EXPECT_GE(a.reaper_period_ns, double(ladder[0]));
+  EXPECT_LE(a.reaper_period_ns, double(ladder[n - 1]));
+  EXPECT_GT(a.iops, slow.iops) << "a period past the device's latency only delays completions";
+  EXPECT_LT(slow.reaper_cores, a.reaper_cores) << "a longer period costs the thread less CPU";
+  EXPECT_NEAR(slow.reaper_period_ns, 200'000, 1) << "a fixed period is kept";
+}
+
+TEST(Scenario, IsAFunctionOfItsSeed) {
+  Profile p = test::profile();
+  Scenario s = scenario("disk", "adaptive", "random:20");
+  Result a = run(s, p), b = run(s, p);
+  EXPECT_EQ(a.iops, b.iops);
+  EXPECT_EQ(a.io_bins, b.io_bins);
+  EXPECT_EQ(a.settled.size(), b.settled.size());
+  s.seed = 2;
+  EXPECT_NE(run(s, p).iops, a.iops);
+}
+
+TEST(Scenario, TheDevicesCeilingHolds) {
+  Profile p = test::profile();
+  Scenario s = scenario("emu:lat_us=20,iops=100000", "poll", "none");
+  s.cores = 2;
+  s.io.depth = 16;
+  Result r = run(s, p);
+  EXPECT_LT(r.iops, 100000 * 1.01);
+  EXPECT_GT(r.iops, 100000 * 0.95);
+}
+
+TEST(Scenario, ABadNeighbourIsNamed) {
+  EXPECT_THROW(NeighbourSpec::parse("steady:150"), std::invalid_argument);
+  EXPECT_THROW(NeighbourSpec::parse("wobbly"), std::invalid_argument);
+  try {
+    NeighbourSpec::parse("bursts:x");
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("'x'"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Oracle, IsNeverBelowTheBestStaticStrategy) {
+  Profile p = test::profile();
+  Scenario s = scenario("disk", "poll", "bursts:50");
+  Comparison c = compare(s, p, {"interrupt", "poll", "adaptive"});
+  for (bool own : {false, true}) {
+    OracleResult o = oracle(c, s, own);
+    EXPECT_GE(o.score, c.score(c.best_static(own), own) * 0.999) << own;
+  }
+  Reactions r = reactions(c, s, "adaptive", false);
+  EXPECT_GT(r.ms.size() + size_t(r.never), 10u) << "each change of the neighbour is a reaction to time";
+}
+
+}  // namespace
+}  // namespace hio::sim

@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: MIT
+// hio-sim run: one scenario under one or more strategies, printed as a
+// table or, with --output-format=json, as JSON (one object per strategy).
+#pragma once
+#include <string>
+#include <vector>
+
+namespace hio::sim {
+
+struct RunArgs {
+  std::string profile = "here-virtio", device = "pcie4", interface, neighbour = "none", trace, format = "normal";
+  std::string profiles, traces;
+  std::vector<std::string> strategies = {"interrupt", "poll", "adaptive"};
+  int cores = 1, threads = 1;
+  unsigned depth = 1;
+  uint32_t bs = 4096;
+  double rate = 0, seconds = 1.0, reaper_period_us = 0;
+  uint64_t seed = 1;
+};
+
+int run_command(const RunArgs& a);
+
+}  // namespace hio::sim

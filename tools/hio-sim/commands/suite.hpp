@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: MIT
+// hio-sim suite: the regret suite. A fixed grid of scenarios (device x
+// wake-up cost x neighbour x our threads per core x workload x objective),
+// each run under every static strategy, adaptive, and the hindsight oracle;
+// adaptive against the best static strategy and the oracle, its reaction
+// after each change of neighbour, and the CPU each way of waiting spends per
+// I/O. Writes suite.json and suite.html (a heat map of adaptive over the best
+// static strategy across the grid).
+#pragma once
+#include <string>
+
+namespace hio::sim {
+
+struct SuiteArgs {
+  std::string out;
+  std::string profiles;  // the folder of machine profiles
+  std::string traces;    // the folder of recorded traces
+  bool quick = false;
+  uint64_t seed = 1;
+  int jobs = 0;  // 0: every core
+  bool progress = true;
+};
+
+int suite(const SuiteArgs& a);
+
+}  // namespace hio::sim

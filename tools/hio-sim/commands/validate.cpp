@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: MIT
+#include "commands/validate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+#include "scenario/compare.hpp"
+#include "scenario/oracle.hpp"
+
+namespace hio::sim {
+namespace {
+
+using nlohmann::json;
+constexpr Time kMs = 1'000'000;
+const std::set<std::string> kStatic = {"interrupt", "poll", "hybrid", "sqpoll"};
+// Scores this close count as a tie in the measured study: a run here spreads 5-20%.
+constexpr double kTie = 0.03;
+
+struct Row {
+  std::string target, strategy;
+  int load = 0;
+  double iops = 0, co_ops = 0, co_solo = 0;
+};
+
+std::vector<std::string> split(const std::string& line) {
+  std::vector<std::string> out;
+  std::stringstream ss(line);
+  std::string f;
+  while (std::getline(ss, f, ',')) out.push_back(f);
+  if (!line.empty() && line.back() == ',') out.emplace_back();
+  return out;
+}
+
+double num(const std::string& s) { return s.empty() ? 0 : std::stod(s); }
+
+std::vector<Row> read_summary(const std::string& path) {
+  std::ifstream f(path);
+  if (!f) throw std::invalid_argument("no " + path + ": --study names a folder that make study wrote");
+  std::string line;
+  std::getline(f, line);
+  std::vector<std::string> head = split(line);
+  auto col = [&](const char* name) {
+    auto it = std::find(head.begin(), head.end(), name);
+    if (it == head.end()) throw std::invalid_argument(path + ": no column '" + name + "'");
+    return size_t(it - head.begin());
+  };
+  size_t exp = col("experiment"), tgt = col("target"), st = col("strategy"), thr = col("threads"),
+         load = col("corunner_load_pct"), iops = col("iops"), co = col("corunner_ops_per_s"),
+         solo = col("corunner_solo_ops_per_s");
+  std::vector<Row> rows;
+  while (std::getline(f, line)) {
+    auto v = split(line);
+    if (v.size() < head.size() || v[exp] != "contention" || v[thr] != "1") continue;
+    rows.push_back({v[tgt], v[st], int(num(v[load])), num(v[iops]), num(v[co]), num(v[solo])});
+  }
+  if (rows.empty()) throw std::invalid_argument(path + ": no contention cells");
+  return rows;
+}
+
+std::string device_of(const std::string& target) { return target.rfind("emu:", 0) == 0 ? target.substr(4) : "disk"; }
+
+double median(std::vector<double> v) { return percentile(std::move(v), 0.5); }
+
+struct Prediction {
+  std::map<std::string, double> ours, theirs;
+};
+
+// Each strategy's IOPS over the best alone and the neighbour's progress,
+// the median over seeds.
+Prediction predict(const Profile& p, const std::string& target, const std::vector<std::string>& strategies,
+                   const NeighbourSpec& n, Time duration, const ValidateArgs& a) {
+  std::map<std::string, std::vector<double>> ours, theirs;
+  for (int k = 0; k < a.seeds; k++) {
+    Scenario s;
+    s.device = device_of(target);
+    s.neighbour = n;
+    s.duration_ns = duration + 100 * kMs;
+    s.warmup_ns = 100 * kMs;
+    s.seed = a.seed * 1000 + uint64_t(k);
+    Comparison c = compare(s, p, strategies);
+    for (const auto& st : strategies) {
+      ours[st].push_back(c.own(st));
+      theirs[st].push_back(c.theirs(st));
+    }
+  }
+  Prediction out;
+  for (const auto& st : strategies) {
+    out.ours[st] = median(ours[st]);
+    out.theirs[st] = median(theirs[st]);
+  }
+  return out;
+}
+
+double abs_log(double pred, double meas) { return std::abs(std::log(std::max(pred, 0.01) / std::max(meas, 0.01))); }
+
+}  // namespace
+
+int validate(const ValidateArgs& a) {
+  Profile p = Profile::load(Profile::resolve(a.profile, a.profiles));
+  std::vector<Row> rows = read_summary(a.study + "/summary.csv");
+  std::map<std::string, std::vector<Row>> by_target;
+  for (const Row& r : rows) by_target[r.target].push_back(r);
+
+  json cells = json::array(), best = json::array();
+  std::vector<double> errors;
+  int agree = 0, agree_tie = 0, groups = 0;
+  auto judge_best = [&](const std::string& experiment, const std::string& target, int where,
+                        const std::map<std::string, double>& meas, const std::map<std::string, double>& pred) {
+    std::string bm, bp;
+    for (const auto& [s, v] : meas)
+      if (kStatic.count(s) && (bm.empty() || v > meas.at(bm))) bm = s;
+    for (const auto& [s, v] : pred)
+      if (kStatic.count(s) && (bp.empty() || v > pred.at(bp))) bp = s;
+    if (bm.empty() || bp.empty()) return;
+    bool tie = meas.count(bp) && meas.at(bp) >= meas.at(bm) * (1 - kTie);
+    groups++;
+    agree += bm == bp;
+    agree_tie += bm == bp || tie;
+    best.push_back({{"experiment", experiment},
+                    {"target", target},
+                    {experiment == "bursty" ? "burst_ms" : "load", where},
+                    {"best_measured", bm},
+                    {"best_predicted", bp},
+                    {"agree", bm == bp},
+                    {"measured_tie", bm != bp && tie}});
+  };
+
+  for (const auto& [target, trows] : by_target) {
+    std::fprintf(stderr, "validate: %s\n", target.c_str());
+    double best_alone = 0;
+    std::vector<std::string> strategies;
+    std::set<int> loads;
+    for (const Row& r : trows) {
+      if (r.load == 0) best_alone = std::max(best_alone, r.iops);
+      if (std::find(strategies.begin(), strategies.end(), r.strategy) == strategies.end())
+        strategies.push_back(r.strategy);
+      loads.insert(r.load);
+    }
+    for (int load : loads) {
+      NeighbourSpec n = load ? NeighbourSpec::parse("steady:" + std::to_string(load)) : NeighbourSpec{};
+      Prediction pr = predict(p, target, strategies, n, 1000 * kMs, a);
+      std::map<std::string, double> meas_score, pred_score;
+      for (const Row& r : trows) {
+        if (r.load != load) continue;
+        double ours = best_alone > 0 ? r.iops / best_alone : 0;
+        double theirs = load && r.co_solo > 0 ? r.co_ops / r.co_solo : 0;
+        double pours = pr.ours[r.strategy], ptheirs = load ? pr.theirs[r.strategy] : 0;
+        meas_score[r.strategy] = ours + theirs;
+        pred_score[r.strategy] = pours + ptheirs;
+        errors.push_back(abs_log(pours, ours));
+        if (load) errors.push_back(abs_log(ptheirs, theirs));
+        cells.push_back({{"experiment", "contention"},
+                         {"target", target},
+                         {"strategy", r.strategy},
+                         {"load", load},
+                         {"measured", {{"ours", ours}, {"theirs", theirs}}},
+                         {"predicted", {{"ours", pours}, {"theirs", ptheirs}}}});
+      }
+      judge_best("contention", target, load, meas_score, pred_score);
+    }
+  }
+
+  // The bursty neighbour: poll, interrupt and adaptive beside a busy loop in bursts.
+  std::ifstream bf(a.study + "/bursty.json");
+  if (bf) {
+    json b = json::parse(bf);
+    for (const json& row : b.at("rows")) {
+      std::string target = row.at("target");
+      int burst = row.at("burst_ms");
+      if (burst < 0) continue;
+      std::vector<std::string> strategies;
+      for (auto& [s, v] : row.at("strategies").items()) strategies.push_back(s);
+      if (strategies.empty()) continue;
+      // The study's target names its file; the simulator its disk.
+      NeighbourSpec n = NeighbourSpec::parse(burst == 0 ? "busy" : "bursts:" + std::to_string(burst));
+      Prediction pr = predict(p, target, strategies, n, 2000 * kMs, a);
+      std::map<std::string, double> meas_score, pred_score;
+      for (const auto& s : strategies) {
+        const json& m = row["strategies"][s];
+        if (!m["own"].contains("median")) continue;
+        double ours = m["own"]["median"], theirs = m["theirs"]["median"];
+        bool own = s == "adaptive-own";
+        double pours = pr.ours[s], ptheirs = pr.theirs[s];
+        meas_score[s] = own ? ours : ours + theirs;
+        pred_score[s] = own ? pours : pours + ptheirs;
+        errors.push_back(abs_log(pours, ours));
+        errors.push_back(abs_log(ptheirs, theirs));
+        cells.push_back({{"experiment", "bursty"},
+                         {"target", target},
+                         {"strategy", s},
+                         {"burst_ms", burst},
+                         {"measured", {{"ours", ours}, {"theirs", theirs}}},
+                         {"predicted", {{"ours", pours}, {"theirs", ptheirs}}}});
+      }
+      judge_best("bursty", target, burst, meas_score, pred_score);
+    }
+  }
+
+  double mal = median(errors);
+  json out = {{"study", a.study},
+              {"profile", p.name},
+              {"cells", cells},
+              {"best", best},
+              {"best_static_agreement", groups ? double(agree) / groups : 0},
+              {"best_static_agreement_with_ties", groups ? double(agree_tie) / groups : 0},
+              {"median_abs_log_error", mal},
+              {"ratios_compared", errors.size()},
+              {"groups", groups}};
+  std::ofstream(a.out + "/validate.json") << out.dump(1) << "\n";
+  std::printf(
+      "validate: the best static strategy agrees in %d of %d groups (%.0f%%; %d where the study's own "
+      "scores tie within %.0f%%); median |log(predicted/measured)| %.3f over %zu ratios\n%s/validate.json\n",
+      agree, groups, groups ? 100.0 * agree / groups : 0, agree_tie, 100 * kTie, mal, errors.size(), a.out.c_str());
+  return 0;
+}
+
+}  // namespace hio::sim

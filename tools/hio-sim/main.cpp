@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: MIT
+// hio-sim: a deterministic discrete-event simulator of cores, neighbours,
+// devices and ways of waiting, driving the library's own adaptive policy.
+// docs/simulator.md describes the model and each command.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <filesystem>
+#include <stdexcept>
+
+#include "commands/calibrate.hpp"
+#include "commands/run.hpp"
+#include "commands/scale.hpp"
+#include "commands/suite.hpp"
+#include "commands/thesis.hpp"
+#include "commands/validate.hpp"
+#include "hybridio/version.h"
+
+namespace {
+
+// Where the shipped profiles and traces are: HIO_SIM_DATA, else the
+// source tree's (a build knows it).
+std::string data_dir() {
+  const char* env = std::getenv("HIO_SIM_DATA");
+  return env && *env ? env : HIO_SIM_DATA_DIR;
+}
+
+void need_dir(const std::string& opt, const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw CLI::ValidationError(opt, "cannot make the folder " + dir + ": " + ec.message());
+}
+
+int hio_sim(int argc, char** argv) {
+  using namespace hio::sim;
+  CLI::App app{
+      "hio-sim: cores, neighbours, devices and ways of waiting, simulated, with hybridio's own adaptive "
+      "policy deciding (docs/simulator.md)"};
+  app.set_version_flag("--version", std::string("hio-sim ") + HIO_VERSION_STRING);
+  app.require_subcommand(1);
+  std::string data = data_dir();
+
+  RunArgs ra;
+  ra.profiles = data + "/profiles";
+  ra.traces = data + "/traces";
+  CLI::App* run = app.add_subcommand("run", "one scenario under one or more strategies");
+  run->add_option("--profile", ra.profile, "machine profile: a name in the profiles folder, or a path")
+      ->capture_default_str();
+  run->add_option("--device", ra.device,
+                  "the profile's measured device (disk) or an emulated SSD (pcie3, pcie4, "
+                  "optane, nand, emu:...)")
+      ->capture_default_str();
+  run->add_option("--interface", ra.interface,
+                  "the profile's interface (default: emu for an emulated SSD, disk for its own)");
+  run->add_option("--strategy", ra.strategies,
+                  "interrupt, poll, hybrid, hybrid_min, sqpoll, adaptive, adaptive-own "
+                  "(comma-separated)")
+      ->delimiter(',')
+      ->capture_default_str();
+  run->add_option("--neighbour", ra.neighbour, "none, busy, steady:PCT, cpulimit:PCT, bursts:MS, random:MS")
+      ->capture_default_str();
+  run->add_option("--cores", ra.cores, "cores with our threads (and the neighbours)")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
+  run->add_option("--threads", ra.threads, "our I/O threads per core")->check(CLI::Range(1, 64))->capture_default_str();
+  run->add_option("--iodepth", ra.depth, "commands in flight per thread")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
+  run->add_option("--bs", ra.bs, "bytes per read")->check(CLI::Range(512, 1 << 30))->capture_default_str();
+  run->add_option("--trace", ra.trace, "replay a recorded trace (mixgraph, readrandom, or a path)");
+  run->add_option("--rate", ra.rate, "reads per second per thread (0: as fast as they complete)")
+      ->check(CLI::NonNegativeNumber);
+  run->add_option("--poll_period_us", ra.reaper_period_us,
+                  "strategy reaper: the completion thread's poll period in us (0: automatic)")
+      ->check(CLI::Range(0.0, 1e6))
+      ->capture_default_str();
+  run->add_option("--runtime", ra.seconds, "simulated seconds")->check(CLI::Range(0.01, 3600.0))->capture_default_str();
+  run->add_option("--seed", ra.seed, "the run's seed")->capture_default_str();
+  run->add_option("--output-format", ra.format, "normal or json")
+      ->check(CLI::IsMember({"normal", "json"}))
+      ->capture_default_str();
+  run->add_option("--profiles", ra.profiles, "the profiles folder")->capture_default_str();
+  run->add_option("--traces", ra.traces, "the traces folder")->capture_default_str();
+
+  SuiteArgs sa;
+  sa.profiles = data + "/profiles";
+  sa.traces = data + "/traces";
+  CLI::App* su = app.add_subcommand("suite", "the regret suite: adaptive against every static strategy and the oracle");
+  su->add_flag("--quick", sa.quick, "a short grid (192 scenarios)");
+  su->add_option("--seed", sa.seed, "the suite's seed")->capture_default_str();
+  su->add_option("--out", sa.out, "results folder")->required();
+  su->add_option("--jobs", sa.jobs, "scenarios in parallel (default: every core)")->check(CLI::Range(1, 1024));
+  su->add_option("--profiles", sa.profiles, "the profiles folder")->capture_default_str();
+  su->add_option("--traces", sa.traces, "the traces folder")->capture_default_str();
+
+  ValidateArgs va;
+  va.profiles = data + "/profiles";
+  CLI::App* vl = app.add_subcommand("validate", "predict a study's cells (make study's output) and compare");
+  vl->add_option("--study", va.study, "the study's results folder")->required()->check(CLI::ExistingDirectory);
+  vl->add_option("--out", va.out, "where validate.json goes")->required();
+  vl->add_option("--profile", va.profile, "the machine profile of the machine the study ran on")->capture_default_str();
+  vl->add_option("--profiles", va.profiles, "the profiles folder")->capture_default_str();
+  vl->add_option("--seed", va.seed, "the seed")->capture_default_str();
+
+  ThesisArgs ta;
+  ta.profiles = data + "/profiles";
+  ta.traces = data + "/traces";
+  CLI::App* th = app.add_subcommand("thesis", "the thesis's Figs 7, 8 (and 9, 10) and 16, simulated");
+  th->add_option("--out", ta.out, "where thesis.json goes")->required();
+  th->add_option("--profiles", ta.profiles, "the profiles folder")->capture_default_str();
+  th->add_option("--traces", ta.traces, "the traces folder")->capture_default_str();
+  th->add_option("--seed", ta.seed, "the seed")->capture_default_str();
+
+  CalibrateArgs ca;
+  CLI::App* cal = app.add_subcommand("calibrate", "measure this machine into a profile");
+  cal->add_option("--out", ca.out, "the profile to write")->required();
+  cal->add_option("--name", ca.name, "the profile's name")->capture_default_str();
+  cal->add_option("--file", ca.file, "a file on the disk to measure (written first if missing)");
+  cal->add_option("--size-mb", ca.file_mb, "the size of a file it writes, MiB")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  cal->add_option("--cpu", ca.cpu, "the core to measure on (default: the last)")->check(CLI::Range(0, 4095));
+  cal->add_option("--seconds", ca.seconds, "per disk measurement")->check(CLI::Range(0.1, 60.0))->capture_default_str();
+
+  ScaleArgs sc;
+  sc.profiles = data + "/profiles";
+  CLI::App* scl =
+      app.add_subcommand("scale", "many cores and devices: simulated seconds per second and the governor's cost");
+  scl->add_option("--out", sc.out, "where scale.json goes")->required();
+  scl->add_option("--cores", sc.cores, "core counts")->delimiter(',')->capture_default_str();
+  scl->add_option("--profiles", sc.profiles, "the profiles folder")->capture_default_str();
+  scl->add_option("--runtime", sc.seconds, "simulated seconds per point")
+      ->check(CLI::Range(0.01, 60.0))
+      ->capture_default_str();
+
+  try {
+    app.parse(argc, argv);
+    if (su->parsed()) need_dir("--out", sa.out);
+    if (vl->parsed()) need_dir("--out", va.out);
+    if (th->parsed()) need_dir("--out", ta.out);
+    if (scl->parsed()) need_dir("--out", sc.out);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "hio-sim: %s\n", e.what());
+    return 2;
+  }
+  try {
+    if (run->parsed()) return run_command(ra);
+    if (su->parsed()) return suite(sa);
+    if (vl->parsed()) return validate(va);
+    if (th->parsed()) return thesis(ta);
+    if (cal->parsed()) return calibrate(ca);
+    if (scl->parsed()) return scale(sc);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "hio-sim: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "hio-sim: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return hio_sim(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "hio-sim: %s\n", e.what());
+    return 1;
+  }
+}
