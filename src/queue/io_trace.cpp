@@ -1,28 +1,15 @@
 // SPDX-License-Identifier: MIT
 #include "queue/io_trace.hpp"
 
-#include <cerrno>
-#include <cstdlib>
-#include <cstring>
+#include "util/env_file.hpp"
 
 namespace hio {
-namespace {
-
-IoTrace* open_from_env() {
-  const char* path = std::getenv("HIO_IO_TRACE");
-  if (!path || !*path) return nullptr;
-  std::FILE* f = std::fopen(path, "w");
-  if (!f) {
-    std::fprintf(stderr, "hybridio: HIO_IO_TRACE=%s: %s; no I/O trace\n", path, std::strerror(errno));
-    return nullptr;
-  }
-  return new IoTrace(f);
-}
-
-}  // namespace
 
 IoTrace* IoTrace::get() {
-  static IoTrace* t = open_from_env();
+  static IoTrace* t = [] {
+    std::FILE* f = open_env_file("HIO_IO_TRACE", "I/O trace");
+    return f ? new IoTrace(f) : nullptr;
+  }();
   return t;
 }
 

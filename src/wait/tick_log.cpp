@@ -1,11 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "wait/tick_log.hpp"
 
-#include <cerrno>
-#include <cstdlib>
-#include <cstring>
-
 #include "util/clock.hpp"
+#include "util/env_file.hpp"
 
 namespace hio {
 namespace {
@@ -19,21 +16,13 @@ const char* mode_name(Mode m) {
   return "?";
 }
 
-TickLog* open_from_env() {
-  const char* path = std::getenv("HIO_ADAPTIVE_TICKS");
-  if (!path || !*path) return nullptr;
-  std::FILE* f = std::fopen(path, "w");
-  if (!f) {
-    std::fprintf(stderr, "hybridio: HIO_ADAPTIVE_TICKS=%s: %s; no tick log\n", path, std::strerror(errno));
-    return nullptr;
-  }
-  return new TickLog(f);
-}
-
 }  // namespace
 
 TickLog* TickLog::get() {
-  static TickLog* log = open_from_env();
+  static TickLog* log = [] {
+    std::FILE* f = open_env_file("HIO_ADAPTIVE_TICKS", "tick log");
+    return f ? new TickLog(f) : nullptr;
+  }();
   return log;
 }
 
