@@ -13,10 +13,10 @@
 #include <nlohmann/json.hpp>
 
 #include "model/device.hpp"
+#include "model/interface.hpp"
 #include "model/machine.hpp"
 #include "model/sim_signals.hpp"
 #include "wait/latency.hpp"
-#include "workload/io_thread.hpp"
 
 namespace hio::sim {
 

@@ -15,6 +15,7 @@
 #include "handle/poll_period.hpp"
 #include "hybridio/hio_adaptive.h"
 #include "model/device.hpp"
+#include "model/interface.hpp"
 #include "model/machine.hpp"
 #include "model/sim_signals.hpp"
 #include "wait/adaptive.hpp"
@@ -28,14 +29,6 @@ namespace hio::sim {
 enum class Wait { interrupt, poll, hybrid, hybrid_min, sqpoll, reaper, adaptive };
 const char* wait_name(Wait w);
 bool parse_wait(const std::string& s, Wait* out);
-
-// What the I/O interface costs our thread, beyond waiting.
-struct Interface {
-  Time io_ns = 2000;  // per I/O in every mode: prepare, submit, reap
-  SleepCost wait;     // a wait that sleeps until the completion
-  Time irq_ns = 0;    // a completion's interrupt handler; 0: the device raises none, a sleeping wait arms a timer
-  Time peek_ns = 50;  // one look at the completion ring
-};
 
 struct IoSpec {
   Wait wait = Wait::poll;
