@@ -139,8 +139,9 @@ def test_validate_compares_every_cell(sim, tmp_path):
     assert len([c for c in cells if c["experiment"] == "contention"]) == 4, "the scaling row is not a contention cell"
     assert len([c for c in cells if c["experiment"] == "bursty"]) == 3
     for c in cells:
-        assert {"measured", "predicted", "target", "strategy"} <= set(c)
-        assert c["measured"]["ours"] > 0 and c["predicted"]["ours"] > 0
+        assert {"measured", "predicted", "target", "strategy", "best_measured", "best_predicted"} <= set(c)
+        assert c["measured"]["iops_over_best_alone"] > 0 and c["predicted"]["iops_over_best_alone"] > 0
+        assert set(c["predicted"]) == {"iops_over_best_alone", "corunner_progress"}
     assert {b["load"] for b in v["best"] if b["experiment"] == "contention"} == {0, 100}
     assert 0 <= v["best_static_agreement"] <= 1 and v["median_abs_log_error"] >= 0
 

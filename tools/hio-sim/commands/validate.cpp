@@ -99,6 +99,10 @@ Prediction predict(const Profile& p, const std::string& target, const std::vecto
   return out;
 }
 
+json figures(double ours, double theirs) {
+  return {{"iops_over_best_alone", ours}, {"corunner_progress", theirs}};
+}
+
 double abs_log(double pred, double meas) { return std::abs(std::log(std::max(pred, 0.01) / std::max(meas, 0.01))); }
 
 }  // namespace
@@ -120,6 +124,12 @@ int validate(const ValidateArgs& a) {
     for (const auto& [s, v] : pred)
       if (kStatic.count(s) && (bp.empty() || v > pred.at(bp))) bp = s;
     if (bm.empty() || bp.empty()) return;
+    for (json& c : cells)
+      if (c["experiment"] == experiment && c["target"] == target &&
+          c[experiment == "bursty" ? "burst_ms" : "load"] == where) {
+        c["best_measured"] = bm;
+        c["best_predicted"] = bp;
+      }
     bool tie = meas.count(bp) && meas.at(bp) >= meas.at(bm) * (1 - kTie);
     groups++;
     agree += bm == bp;
@@ -161,8 +171,8 @@ int validate(const ValidateArgs& a) {
                          {"target", target},
                          {"strategy", r.strategy},
                          {"load", load},
-                         {"measured", {{"ours", ours}, {"theirs", theirs}}},
-                         {"predicted", {{"ours", pours}, {"theirs", ptheirs}}}});
+                         {"measured", figures(ours, theirs)},
+                         {"predicted", figures(pours, ptheirs)}});
       }
       judge_best("contention", target, load, meas_score, pred_score);
     }
@@ -197,8 +207,8 @@ int validate(const ValidateArgs& a) {
                          {"target", target},
                          {"strategy", s},
                          {"burst_ms", burst},
-                         {"measured", {{"ours", ours}, {"theirs", theirs}}},
-                         {"predicted", {{"ours", pours}, {"theirs", ptheirs}}}});
+                         {"measured", figures(ours, theirs)},
+                         {"predicted", figures(pours, ptheirs)}});
       }
       judge_best("bursty", target, burst, meas_score, pred_score);
     }
