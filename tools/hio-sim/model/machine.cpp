@@ -95,8 +95,8 @@ class Machine::Signals final : public IrqSink {
     Task& t = *m_.tasks_[(arg >> 2) & 0xffffffffu];
     if (op == wake_timer) {
       if (t.state == Task::blocked && (t.gen & 0x3fffffffu) == arg >> 34) {
+        t.overhead += m_.cp_.timer.wake_ns;  // the way back out of the sleep, before its next step
         m_.wake(t);
-        t.overhead += m_.cp_.timer.wake_ns;  // the way back out of the sleep
       }
     } else if (op == stop) {
       m_.stop(t);
