@@ -99,9 +99,7 @@ Prediction predict(const Profile& p, const std::string& target, const std::vecto
   return out;
 }
 
-json figures(double ours, double theirs) {
-  return {{"iops_over_best_alone", ours}, {"corunner_progress", theirs}};
-}
+json figures(double ours, double theirs) { return {{"iops_over_best_alone", ours}, {"corunner_progress", theirs}}; }
 
 double abs_log(double pred, double meas) { return std::abs(std::log(std::max(pred, 0.01) / std::max(meas, 0.01))); }
 
