@@ -28,7 +28,9 @@ hio_wait_mode api_mode(Mode m) {
 }  // namespace
 
 Adaptive::~Adaptive() {
-  if (started_) gov().release_spin(this);
+  if (!started_) return;
+  gov().release_spin(this);
+  gov().release_lead(this);
 }
 
 bool Adaptive::hybrid_viable() const {
@@ -73,6 +75,23 @@ Mode Adaptive::begin_wait(uint64_t now) {
     started_ = true;
     tick_start_ = src.now_ns();
     tick_cpu_ = src.thread_cpu_ns();
+    core0_ = g.counted(cpu_);
+    seen_ = g.neighbours(cpu_);
+    tick_level_ = level_.update(now, level_others(seen_), waiting(seen_));
+    following_ = !g.lead(cpu_, this, now);
+    if (following_) mode_ = Mode(g.core_mode(cpu_));
+  } else if (!g.lead(cpu_, this, now)) {
+    // Another of our queues decides for this core.
+    following_ = true;
+    mode_ = Mode(g.core_mode(cpu_));
+  } else if (following_) {
+    // The lead just passed to this queue: its tick starts afresh, unmeasured.
+    following_ = false;
+    tick_ = TickSample{};
+    tick_start_ = now;
+    tick_cpu_ = g.signals().thread_cpu_ns();
+    core0_ = g.counted(cpu_);
+    settling_ = true;
     seen_ = g.neighbours(cpu_);
     tick_level_ = level_.update(now, level_others(seen_), waiting(seen_));
   } else {
@@ -91,6 +110,7 @@ Mode Adaptive::begin_wait(uint64_t now) {
     else if (!settling_ && age >= tick && (tick_.completions >= p.min_completions || age >= kMaxTickStretch * tick))
       end_tick(now, seen, !level_.away());
   }
+  if (!following_) g.set_core_mode(cpu_, int(mode_));
   ran_ = mode_;
   if (mode_ == Mode::poll && !g.claim_spin(cpu_, this, now) && sleeping_frees_core()) {
     // Another of our queues spins on this core: one spinner is enough.
@@ -106,6 +126,7 @@ void Adaptive::settled(uint64_t now) {
   tick_ = TickSample{};
   tick_start_ = now;
   tick_cpu_ = gov().signals().thread_cpu_ns();
+  core0_ = gov().counted(cpu_);
   settling_ = false;
 }
 
@@ -129,6 +150,18 @@ void Adaptive::end_tick(uint64_t now, const NeighbourView& seen, bool learn) {
   sig.wait_share = tick_.wall_ns ? double(tick_.wait_ns) / double(tick_.wall_ns) : 0;
   sig.wake_cpu_ns = wake_->cpu_ns;
   sig.hybrid_viable = hybrid_viable();
+  sig.ours = std::max(1, seen_.ours);
+  if (sig.ours > 1) {
+    // The core's decision is measured by all our queues' completions there.
+    Governor::Count c = gov().counted(cpu_);
+    tick_.own_completions = tick_.completions;
+    tick_.own_work = tick_.work;
+    tick_.completions = c.done - core0_.done;
+    tick_.work = c.work - core0_.work;
+    core0_ = c;
+  } else {
+    core0_ = gov().counted(cpu_);
+  }
   const uint64_t done = tick_.completions;
   // The queue's first tick holds the application's start, not a mode's
   // cost: RocksDB opening its tables read 19-24 times in 32 ms, waiting 1%
@@ -184,6 +217,7 @@ void Adaptive::end_wait(uint64_t waited_ns, uint64_t now, bool slept) {
   // measured in between): only its part inside the tick is the tick's.
   tick_.wait_ns += std::min(waited_ns, now - tick_start_);
   tick_.sleeps += slept ? 1 : 0;
+  gov().left(now);
 }
 
 void Adaptive::completed(uint32_t len, uint64_t lat_ns) {
@@ -192,7 +226,9 @@ void Adaptive::completed(uint32_t len, uint64_t lat_ns) {
   last_len_ = len;
   // Only a poller sees the device's own latency; the other modes add their wake-up.
   if (ran_ == Mode::poll) lat_.add(len, lat_ns);
-  tick_.work += lat_.weight(len);
+  double w = lat_.weight(len);
+  tick_.work += w;
+  gov().count(cpu_, w);
 }
 
 void Adaptive::view(hio_adaptive_view* o) const {

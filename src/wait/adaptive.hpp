@@ -88,10 +88,12 @@ class Adaptive {
   Mode mode_ = Mode::poll;  // the policy's choice for this tick
   Mode ran_ = Mode::poll;   // what this tick runs: poll turns to a sleeping mode when another queue spins here
   bool started_ = false;
-  bool settling_ = false;  // this tick follows a change of mode and is not measured
+  bool settling_ = false;   // this tick follows a change of mode and is not measured
+  bool following_ = false;  // another of our queues on this core decides its mode
   int cpu_ = -1, tick_level_ = 0;
   uint64_t tick_start_ = 0, tick_cpu_ = 0, ticks_ = 0, spin_denied_ = 0;
   TickSample tick_{};
+  Governor::Count core0_{};  // the core's count at the tick's start
   NeighbourView seen_{};
   LevelHold level_;
   uint32_t last_len_ = 4096;

@@ -129,9 +129,9 @@ bool AdaptivePolicy::learn(uint64_t now, Mode m, const TickSample& s, const Sign
   if (!fresh && m != cur_ && rival && rate > p_.probe_rise * c.iops) t.probe_every[size_t(int(m))] = p_.probe_min_ns;
   c.iops = mix(c.iops, spell(c.iops, rate));
   c.iops_free = mix(c.iops_free, spell(c.iops_free, n / active_s));
-  c.cpu_ns = mix(c.cpu_ns, double(s.cpu_ns) / n);
-  c.lat_ns = mix(c.lat_ns, double(s.lat_sum_ns) / double(s.completions));
-  c.sleeps = mix(c.sleeps, double(s.sleeps) / n);
+  c.cpu_ns = mix(c.cpu_ns, double(s.cpu_ns) / s.own_done());
+  c.lat_ns = mix(c.lat_ns, double(s.lat_sum_ns) / double(s.own_count()));
+  c.sleeps = mix(c.sleeps, double(s.sleeps) / s.own_done());
   c.others = c.known && !c.borrowed ? mix(c.others, sig.contention) : sig.contention;
   c.idle = c.known && !c.borrowed ? mix(c.idle, sig.idle) : sig.idle;
   if (sig.demand >= 0) c.demand = c.demand >= 0 && !c.borrowed ? mix(c.demand, sig.demand) : sig.demand;
@@ -260,7 +260,9 @@ bool AdaptivePolicy::alone_polls(const Signals& sig) const {
   // RocksDB's mixgraph waits about 40% of the time between its own work, and
   // the cheapest mode within polling's latency slack cost it reads (5% of its
   // time on interrupts, polling's ticks then 10-20% slower).
-  return level(sig) == 0 && (sig.wait_share >= p_.light_wait_share || sig.objective == Objective::own);
+  // Several of our threads on the core take turns at spinning: alone is not
+  // a reason to poll then, it is measured like any other situation.
+  return level(sig) == 0 && sig.ours <= 1 && (sig.wait_share >= p_.light_wait_share || sig.objective == Objective::own);
 }
 
 Mode AdaptivePolicy::next_probe(uint64_t now, const Signals& sig, const std::array<double, kModes>& score) {

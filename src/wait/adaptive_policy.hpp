@@ -25,8 +25,15 @@ struct TickSample {
   uint64_t sleeps = 0;      // times the thread went to sleep
   double delay_share = 0;   // share of the tick spent runnable but not running
   bool whole = true;        // false: it straddled a change of level, or held the application's start
+  // Of the completions, the measuring queue's own (where several of our
+  // queues share the core and its decision, completions count all of
+  // theirs): what the thread's CPU, latency and sleeps are per.
+  uint64_t own_completions = 0;  // 0: as completions
+  double own_work = 0;           // 0: as work
   // The completions in units of the queue's usual size.
   double done() const { return work > 0 ? work : double(completions); }
+  double own_done() const { return own_work > 0 ? own_work : own_completions ? double(own_completions) : done(); }
+  uint64_t own_count() const { return own_completions ? own_completions : completions; }
 };
 
 // What the policy maximises beside other tenants: this queue's own
@@ -72,6 +79,7 @@ struct Signals {
   double wait_share = 0;      // share of the last tick the queue spent waiting
   double wake_cpu_ns = 0;     // measured CPU cost of one sleep and wake-up
   bool hybrid_viable = true;  // a hybrid sleep would save more CPU than the wake-up costs
+  int ours = 1;               // our threads that run on the queue's core (they share its decision)
 };
 
 struct PolicyParams {

@@ -105,6 +105,11 @@ void Governor::note_own_thread() {
   if (Member* m = member(); m && cpu >= 0 && cpu < ncpu_) m->cpu.store(cpu, std::memory_order_relaxed);
 }
 
+void Governor::left(uint64_t now) {
+  if (!sample_) return;
+  if (Member* m = member()) m->ended.store(std::max<uint64_t>(now, 1), std::memory_order_relaxed);
+}
+
 bool Governor::is_own(pid_t tid) const {
   int n = nmembers_.load(std::memory_order_acquire);
   for (int i = 0; i < n; i++)
@@ -117,7 +122,11 @@ int Governor::enter(uint64_t now) {
   if (cpu < 0 || cpu >= ncpu_) cpu = 0;
   if (!sample_) return cpu;  // a test's governor: fed by hand
   if (!sampling_.load(std::memory_order_relaxed)) sampling_.store(true, std::memory_order_relaxed);
-  if (Member* m = member()) m->cpu.store(cpu, std::memory_order_relaxed);
+  if (Member* m = member()) {
+    m->cpu.store(cpu, std::memory_order_relaxed);
+    m->waited.store(now, std::memory_order_relaxed);
+    m->ended.store(0, std::memory_order_relaxed);
+  }
   if (now - cores_[cpu].last_sample.load(std::memory_order_relaxed) >= kSampleNs) sample(cpu, now);
   return cpu;
 }
@@ -140,6 +149,7 @@ void Governor::sample(int cpu, uint64_t now) {
   // Our threads' run time since their last accounting, charged to the core
   // each is on now (a thread that moved is charged to where it went).
   double own = 0;
+  int ours = 0;
   int n = nmembers_.load(std::memory_order_acquire);
   for (int i = 0; i < n; i++) {
     Member& m = members_[i];
@@ -149,6 +159,8 @@ void Governor::sample(int cpu, uint64_t now) {
     if (run == 0) continue;
     uint64_t before = m.run_ns.exchange(run, std::memory_order_relaxed);
     if (run > before) own += double(run - before);
+    uint64_t ended = m.ended.load(std::memory_order_relaxed);
+    ours += m.waited.load(std::memory_order_relaxed) && (ended == 0 || now - ended < kLeaseNs);
   }
   bool spinner = spinning(cpu, now) && c.spin_since.load(std::memory_order_relaxed) <= c.at;
   // The stall time tells demand from use only beside our spinner, and only
@@ -181,6 +193,7 @@ void Governor::sample(int cpu, uint64_t now) {
     if (spinner && c.stall_share >= 0) in.stall_ns = c.stall_share * in.dt_ns;
     feed(cpu, in);
   }
+  c.ours.store(ours, std::memory_order_relaxed);
   c.have = ok;
   if (ok) c.idle_total = idle;
   c.at = now;
@@ -209,6 +222,7 @@ NeighbourView Governor::neighbours(int cpu) const {
   v.demand = c.demand.load(std::memory_order_relaxed);
   v.idle = c.idle.load(std::memory_order_relaxed);
   v.window_ns = c.window_ns.load(std::memory_order_relaxed);
+  v.ours = c.ours.load(std::memory_order_relaxed);
   return v;
 }
 
@@ -242,6 +256,52 @@ bool Governor::spinning(int cpu, uint64_t now) const {
   if (cpu < 0 || cpu >= ncpu_) return false;
   const Core& c = cores_[cpu];
   return c.spinner.load(std::memory_order_acquire) != nullptr && c.lease_until.load(std::memory_order_relaxed) > now;
+}
+
+bool Governor::lead(int cpu, const void* who, uint64_t now) {
+  if (cpu < 0 || cpu >= ncpu_) return true;
+  Core& c = cores_[cpu];
+  const void* cur = c.leader.load(std::memory_order_acquire);
+  if (cur != who) {
+    if (cur && c.lead_until.load(std::memory_order_relaxed) > now) return false;
+    if (!c.leader.compare_exchange_strong(cur, who, std::memory_order_acq_rel)) return false;
+    // A queue that led another core gives that up.
+    for (int k = 0; k < ncpu_; k++) {
+      const void* o = who;
+      if (k != cpu) cores_[k].leader.compare_exchange_strong(o, nullptr, std::memory_order_acq_rel);
+    }
+  }
+  c.lead_until.store(now + kLeadNs, std::memory_order_relaxed);
+  return true;
+}
+
+void Governor::release_lead(const void* who) {
+  if (!who) return;
+  for (int k = 0; k < ncpu_; k++) {
+    const void* o = who;
+    cores_[k].leader.compare_exchange_strong(o, nullptr, std::memory_order_acq_rel);
+  }
+}
+
+void Governor::count(int cpu, double weight) {
+  if (cpu < 0 || cpu >= ncpu_) return;
+  Core& c = cores_[cpu];
+  c.done.fetch_add(1, std::memory_order_relaxed);
+  c.work_milli.fetch_add(uint64_t(weight * 1000 + 0.5), std::memory_order_relaxed);
+}
+
+Governor::Count Governor::counted(int cpu) const {
+  if (cpu < 0 || cpu >= ncpu_) return {};
+  const Core& c = cores_[cpu];
+  return {c.done.load(std::memory_order_relaxed), double(c.work_milli.load(std::memory_order_relaxed)) / 1000};
+}
+
+int Governor::core_mode(int cpu) const {
+  return cpu < 0 || cpu >= ncpu_ ? 0 : cores_[cpu].mode.load(std::memory_order_relaxed);
+}
+
+void Governor::set_core_mode(int cpu, int mode) {
+  if (cpu >= 0 && cpu < ncpu_) cores_[cpu].mode.store(mode, std::memory_order_relaxed);
 }
 
 }  // namespace hio

@@ -24,6 +24,8 @@ struct GovernorMember {
   std::atomic<pid_t> tid{0};
   std::atomic<int> cpu{-1};
   std::atomic<uint64_t> run_ns{0};  // CPU time at its last accounting
+  std::atomic<uint64_t> waited{0};  // when it last began an adaptive wait
+  std::atomic<uint64_t> ended{0};   // when that wait ended (0: it has not yet)
 };
 
 // One core between two samples.
@@ -41,6 +43,7 @@ struct NeighbourView {
   double demand = -1;    // what they wanted: use + time waiting for the core (-1: not known)
   double idle = 0;       // share of the window the core was idle
   double window_ns = 0;  // how much time the figures cover
+  int ours = 0;          // our threads waiting adaptively there now or within the last lease
 };
 
 // A core's recent intervals. Pure: tests feed it synthetic intervals.
@@ -61,7 +64,10 @@ class Governor {
   static constexpr uint64_t kSampleNs = 1'000'000;  // at most one sample per this
   static constexpr uint64_t kCostEvery = 16;        // samples per reading of their cost
   static constexpr uint64_t kLeaseNs = 10'000'000;  // an unrenewed spin lease lapses after this
-  static constexpr double kAmbiguousOthers = 0.3;   // beside our spinner, use above this may hide more demand
+  // An unrenewed lead lapses after this: longer than our pollers' turns on a
+  // core they share (4 ms ticks each), so that the lead does not pass at each turn.
+  static constexpr uint64_t kLeadNs = 100'000'000;
+  static constexpr double kAmbiguousOthers = 0.3;  // beside our spinner, use above this may hide more demand
   // PSI weighs each CPU's stall by its busy time in whole jiffies, so reads
   // closer than a few jiffies lose most of it: it is read this seldom, and
   // its share holds until the next read.
@@ -85,6 +91,8 @@ class Governor {
   // for a neighbour's, without the cost of a sample. A database's flush and
   // compaction threads are ours.
   void note_own_thread();
+  // The calling thread's adaptive wait has ended (enter() began it).
+  void left(uint64_t now_ns);
   // Whether thread tid is registered as ours (tests, diagnostics).
   bool is_own(pid_t tid) const;
   // The other tenants on `cpu`, as last sampled.
@@ -96,6 +104,25 @@ class Governor {
   void release_spin(const void* owner);
   // Whether someone of ours holds a live lease on cpu.
   bool spinning(int cpu, uint64_t now_ns) const;
+
+  // One decision per core: the first of our adaptive queues to wait on a
+  // core decides how all of them there wait, and the others take its mode,
+  // so that our own queues neither probe one another nor each poll while
+  // the others wait. True if `who` leads `cpu` (taken, or renewed); a lead
+  // not renewed for kLeadNs lapses.
+  bool lead(int cpu, const void* who, uint64_t now_ns);
+  void release_lead(const void* who);
+  // The leader's mode for the core's next waits (an int of Mode; 0 before any).
+  int core_mode(int cpu) const;
+  void set_core_mode(int cpu, int mode);
+  // Our adaptive queues' completions on each core, weighed by size: what
+  // the lead measures its decision by.
+  struct Count {
+    uint64_t done = 0;
+    double work = 0;
+  };
+  void count(int cpu, double weight);
+  Count counted(int cpu) const;
 
   // Feeds one core's interval directly (tests; and the sampler).
   void feed(int cpu, const CoreInterval& in);
@@ -118,8 +145,13 @@ class Governor {
 
     std::atomic<uint64_t> last_sample{0};
     std::atomic<double> others{0}, demand{-1}, idle{0}, window_ns{0}, busy{0};
+    std::atomic<int> ours{0};
     std::atomic<const void*> spinner{nullptr};
     std::atomic<uint64_t> lease_until{0}, spin_since{0};
+    std::atomic<const void*> leader{nullptr};
+    std::atomic<uint64_t> lead_until{0};
+    std::atomic<int> mode{0};
+    std::atomic<uint64_t> done{0}, work_milli{0};
   };
   static constexpr int kMaxMembers = 4096;
   Member* member();

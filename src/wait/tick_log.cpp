@@ -21,12 +21,12 @@ const char* mode_name(Mode m) {
 TickLog* TickLog::get() {
   static TickLog* log = [] {
     std::FILE* f = open_env_file("HIO_ADAPTIVE_TICKS", "tick log");
-    return f ? new TickLog(f) : nullptr;
+    return f ? new TickLog(f, now_ns()) : nullptr;
   }();
   return log;
 }
 
-TickLog::TickLog(std::FILE* f) : f_(f), t0_(now_ns()) {
+TickLog::TickLog(std::FILE* f, uint64_t t0_ns) : f_(f), t0_(t0_ns) {
   std::fprintf(f_,
                "t_us,queue,ran,learned,level,others,others_level,idle,sleeps_per_s,completions,wall_us,wait_us,cpu_us,"
                "iops_interrupt,iops_poll,iops_hybrid,next,probe\n");

@@ -33,7 +33,8 @@ class TickLog {
   // cannot be opened (said once on stderr). It is never destroyed: queues may
   // end ticks while the process exits, and each line is flushed as written.
   static TickLog* get();
-  explicit TickLog(std::FILE* f);
+  // t0_ns: the clock's reading that the log's times count from.
+  TickLog(std::FILE* f, uint64_t t0_ns);
   TickLog(const TickLog&) = delete;
   TickLog& operator=(const TickLog&) = delete;
   unsigned next_queue();

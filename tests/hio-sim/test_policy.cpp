@@ -41,6 +41,19 @@ TEST(Policy, SleepsBesideAFullNeighbourOnASlowDevice) {
   EXPECT_GT(r.neighbour_cores, poll.neighbour_cores + 0.2) << "sleeping gives the neighbour its core back";
 }
 
+// Four of our threads on one core: one of them decides for all, by what all
+// of them complete, so they neither all poll, taking turns at the core, nor
+// probe one another.
+TEST(Policy, SeveralOfOurThreadsOnACoreShareOneDecision) {
+  Profile p = test::profile();
+  Scenario s = scenario("pcie3", "poll", "none");
+  s.threads_per_core = 4;
+  Comparison c = compare(s, p, {"interrupt", "poll", "adaptive"});
+  double best = std::max(c.shared("interrupt"), c.shared("poll"));
+  EXPECT_GT(c.shared("adaptive"), 0.85 * best) << "adaptive " << c.shared("adaptive") << ", interrupt "
+                                               << c.shared("interrupt") << ", poll " << c.shared("poll");
+}
+
 // The governor, fed by the simulated core, sees what the neighbour uses.
 struct Waits final : Behaviour {
   Governor* gov = nullptr;

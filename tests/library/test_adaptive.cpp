@@ -1092,3 +1092,30 @@ TEST(AdaptivePolicy, HybridMustClearlyBeatInterruptUnderLoad) {
   d.run(close, 1.0, 60);
   EXPECT_EQ(d.p.settled(), Mode::interrupt);
 }
+
+// Alone, one queue polls without measuring; several of ours on a core take
+// turns at spinning, so there it measures and compares like anywhere else.
+TEST(AdaptivePolicy, AloneIsNotAReasonToPollWhenSeveralOfOursShareTheCore) {
+  for (int ours : {1, 3}) {
+    AdaptivePolicy p;
+    Signals g = sig(0.0);
+    g.ours = ours;
+    uint64_t now = 0;
+    Mode m = Mode::poll;
+    // Polling does a quarter of what sleeping does (the other spinners hold the core).
+    for (int i = 0; i < 400; i++) {
+      TickSample s;
+      s.wall_ns = kProbeTick;
+      s.completions = m == Mode::poll ? 100 : 400;
+      s.cpu_ns = s.completions * 5000;
+      s.lat_sum_ns = s.completions * 20000;
+      s.wait_ns = s.wall_ns * 95 / 100;
+      now += kProbeTick;
+      m = p.on_tick(now, m, s, g).mode;
+    }
+    if (ours == 1)
+      EXPECT_EQ(p.settled(), Mode::poll) << "alone, one queue polls";
+    else
+      EXPECT_NE(p.settled(), Mode::poll) << ours << " of ours on the core";
+  }
+}

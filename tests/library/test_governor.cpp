@@ -545,3 +545,44 @@ TEST(Objective, CarriedByTheStrategy) {
   ASSERT_EQ(hio_queue_strategy_get(q, &got), 0);
   EXPECT_EQ(got.objective, HIO_OBJECTIVE_OWN);  // the previous one kept
 }
+
+// ---- one decision per core ----------------------------------------------------------------
+
+TEST(Governor, TheFirstQueueToWaitOnACoreLeadsIt) {
+  Governor g(4, hio::kernel_signals(), false);
+  int a = 0, b = 0;
+  ASSERT_TRUE(g.lead(1, &a, kT0));
+  EXPECT_FALSE(g.lead(1, &b, kT0 + 1)) << "a second queue follows";
+  EXPECT_TRUE(g.lead(1, &a, kT0 + Governor::kLeadNs - 1)) << "the leader renews its lead";
+  EXPECT_FALSE(g.lead(1, &b, kT0 + Governor::kLeadNs)) << "...which then holds";
+  EXPECT_TRUE(g.lead(1, &b, kT0 + 2 * Governor::kLeadNs)) << "an unrenewed lead lapses";
+  g.release_lead(&b);
+  EXPECT_TRUE(g.lead(1, &a, kT0 + 2 * Governor::kLeadNs + 1)) << "a released lead is free at once";
+  EXPECT_TRUE(g.lead(2, &b, kT0)) << "another core has a lead of its own";
+}
+
+TEST(Governor, CountsOurCompletionsPerCore) {
+  Governor g(2, hio::kernel_signals(), false);
+  g.count(0, 1.0);
+  g.count(0, 2.5);
+  g.count(1, 1.0);
+  EXPECT_EQ(g.counted(0).done, 2u);
+  EXPECT_DOUBLE_EQ(g.counted(0).work, 3.5);
+  EXPECT_EQ(g.counted(1).done, 1u);
+}
+
+// A queue that finds another of ours leading its core waits in the leader's
+// mode, without a policy of its own: our queues do not probe one another.
+TEST(Adaptive, AQueueBesideOurLeaderTakesItsMode) {
+  hio::test::PinnedSignals on_core0(0);
+  Governor g(2, on_core0, false);
+  Adaptive leader({}, &g), follower({}, &g);
+  ASSERT_EQ(leader.begin_wait(now_ns()), Mode::poll);
+  g.set_core_mode(0, int(Mode::interrupt));  // as if the leader had settled on interrupts
+  EXPECT_EQ(follower.begin_wait(now_ns()), Mode::interrupt);
+  g.set_core_mode(0, int(Mode::hybrid));
+  EXPECT_EQ(follower.begin_wait(now_ns()), Mode::hybrid);
+  hio_adaptive_view v{};
+  follower.view(&v);
+  EXPECT_EQ(v.ticks, 0u) << "a follower ends no ticks of its own";
+}

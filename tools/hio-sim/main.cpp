@@ -76,6 +76,9 @@ int hio_sim(int argc, char** argv) {
       ->capture_default_str();
   run->add_option("--runtime", ra.seconds, "simulated seconds")->check(CLI::Range(0.01, 3600.0))->capture_default_str();
   run->add_option("--seed", ra.seed, "the run's seed")->capture_default_str();
+  run->add_option("--tick-log", ra.tick_log,
+                  "the adaptive queues' tick log, as HIO_ADAPTIVE_TICKS writes it (python3 -m hybridio.ticks reads "
+                  "it); the last strategy's run");
   run->add_option("--output-format", ra.format, "normal or json")
       ->check(CLI::IsMember({"normal", "json"}))
       ->capture_default_str();

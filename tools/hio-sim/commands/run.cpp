@@ -29,6 +29,7 @@ int run_command(const RunArgs& a) {
   s.duration_ns = Time(a.seconds * 1e9);
   s.warmup_ns = std::min<Time>(100'000'000, s.duration_ns / 10);
   s.seed = a.seed;
+  s.tick_log = a.tick_log;
   Comparison c = compare(s, p, a.strategies);
   nlohmann::json out = nlohmann::json::array();
   if (a.format == "normal")

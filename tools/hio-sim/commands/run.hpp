@@ -9,6 +9,7 @@ namespace hio::sim {
 
 struct RunArgs {
   std::string profile = "here-virtio", device = "pcie4", interface, neighbour = "none", trace, format = "normal";
+  std::string tick_log;
   std::string profiles, traces;
   std::vector<std::string> strategies = {"interrupt", "poll", "adaptive"};
   int cores = 1, threads = 1;

@@ -47,7 +47,9 @@ class SimSignals final : public SignalSource {
   const char* fallback_reason() const override { return ""; }
   Membership& membership() override;
   const WakeCost& wake_cost() override { return wake_; }
-  TickLog* tick_log() override { return nullptr; }
+  TickLog* tick_log() override { return log_; }
+  // Adaptive queues log their ticks here (virtual time from 0); null: none.
+  void set_tick_log(TickLog* log) { log_ = log; }
 
  private:
   Machine& m_;
@@ -55,6 +57,7 @@ class SimSignals final : public SignalSource {
   WakeCost wake_;
   bool psi_;
   Task* current_ = nullptr;
+  TickLog* log_ = nullptr;
   Time pending_ = 0;
   uint64_t reads_ = 0;
   std::vector<std::unique_ptr<Membership>> members_;  // by task id

@@ -43,10 +43,12 @@ Comparison compare(const Scenario& base, const Profile& p, const std::vector<std
   for (const std::string& s : strategies) {
     Scenario sc = base;
     sc.io = with_strategy(base.io, s);
+    if (is_static(s)) sc.tick_log.clear();  // the log is adaptive's
     c.runs[s] = run(sc, p);
     if (is_static(s)) {
       Scenario alone = sc;
       alone.neighbour = NeighbourSpec{};
+      alone.tick_log.clear();
       c.alone[s] = c.has_neighbour ? run(alone, p) : c.runs[s];
       if (c.alone[s].iops > c.best_alone_iops) {
         c.best_alone_iops = c.alone[s].iops;
@@ -58,6 +60,7 @@ Comparison compare(const Scenario& base, const Profile& p, const std::vector<std
   if (c.has_neighbour) {
     Scenario n = base;
     n.threads_per_core = 0;
+    n.tick_log.clear();
     c.neighbour_alone = run(n, p);
   }
   return c;

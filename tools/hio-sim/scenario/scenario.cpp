@@ -7,6 +7,7 @@
 
 #include "model/sim_signals.hpp"
 #include "wait/governor.hpp"
+#include "wait/tick_log.hpp"
 #include "workload/neighbour.hpp"
 
 namespace hio::sim {
@@ -107,6 +108,14 @@ Result run(const Scenario& s, const Profile& p) {
   if (s.warmup_ns >= s.duration_ns) throw std::invalid_argument("the warm-up must be shorter than the run");
   Machine m(p.cores, p.sched, p.idle, p.core, s.seed);
   SimSignals sig(m, p.reads, p.library_wake, p.psi);
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> log_file(nullptr, std::fclose);
+  std::unique_ptr<TickLog> log;
+  if (!s.tick_log.empty()) {
+    log_file.reset(std::fopen(s.tick_log.c_str(), "w"));
+    if (!log_file) throw std::invalid_argument("cannot write the tick log " + s.tick_log);
+    log = std::make_unique<TickLog>(log_file.get(), 0);
+    sig.set_tick_log(log.get());
+  }
   Governor gov(p.cores, sig);
   if (s.devices < 1) throw std::invalid_argument("a scenario needs at least one device");
   std::vector<std::unique_ptr<Device>> devs;

@@ -40,6 +40,7 @@ struct Scenario {
   Time duration_ns = 1'000'000'000;
   Time warmup_ns = 100'000'000;  // not measured: the queue's start and the first ticks
   uint64_t seed = 1;
+  std::string tick_log;  // a file for the adaptive queues' tick log (docs/adaptive.md); empty: none
 };
 
 struct Result {
