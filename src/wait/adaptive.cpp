@@ -6,16 +6,6 @@
 namespace hio {
 namespace {
 
-// Wake this much before the device is expected to finish: the spin after
-// the wake-up then absorbs the wake-up's jitter.
-constexpr double kSleepMarginNs = 1000;
-// A tick with too few completions is stretched up to this many ticks, so a
-// lightly used queue still measures each mode on enough I/O.
-constexpr uint64_t kMaxTickStretch = 8;
-// One spinner per core is enforced where the device takes at least this many
-// wake-ups' CPU to complete a command (see sleeping_frees_core).
-constexpr double kSpinLeaseWakes = 4;
-
 hio_wait_mode api_mode(Mode m) {
   switch (m) {
     case Mode::interrupt: return HIO_WAIT_INTERRUPT;
@@ -38,7 +28,7 @@ bool Adaptive::hybrid_viable() const {
   // the wake-up costs; once in use, until it saves less than half that, so
   // that the estimate's noise does not throw it out tick by tick.
   double need = wake_->cpu_ns * (policy_.settled() == Mode::hybrid ? 0.5 : 1.0);
-  return lat_.low_ns(last_len_) - wake_->late_ns - kSleepMarginNs > need;
+  return lat_.low_ns(last_len_) - wake_->late_ns - policy_.params().sleep_margin_ns > need;
 }
 
 Waiting Adaptive::waiting(const NeighbourView& seen) const {
@@ -59,7 +49,7 @@ bool Adaptive::sleeping_frees_core() const {
   // one of them asleep), not where they are alike (emu:pcie4: 0.65x).
   // Until the device's latency is known, poll beside it and learn it.
   double lat = lat_.mean_ns(last_len_);
-  return lat > 0 && lat >= kSpinLeaseWakes * wake_->cpu_ns;
+  return lat > 0 && lat >= policy_.params().spin_lease_wakes * wake_->cpu_ns;
 }
 
 Mode Adaptive::begin_wait(uint64_t now) {
@@ -107,7 +97,8 @@ Mode Adaptive::begin_wait(uint64_t now) {
       end_tick(now, seen, false);
     else if (settling_ && age >= p.settle_ns)
       settled(now);
-    else if (!settling_ && age >= tick && (tick_.completions >= p.min_completions || age >= kMaxTickStretch * tick))
+    else if (!settling_ && age >= tick &&
+             (tick_.completions >= p.min_completions || age >= uint64_t(p.max_tick_stretch) * tick))
       end_tick(now, seen, !level_.away());
   }
   if (!following_) g.set_core_mode(cpu_, int(mode_));
@@ -208,7 +199,8 @@ void Adaptive::log_tick(uint64_t now, int level, uint64_t completions) const {
 }
 
 uint64_t Adaptive::hybrid_sleep_ns(const WaitHint& h, uint64_t now) const {
-  double due = double(h.submit_ns ? h.submit_ns : now) + lat_.low_ns(h.len) - wake_->late_ns - kSleepMarginNs;
+  double due =
+      double(h.submit_ns ? h.submit_ns : now) + lat_.low_ns(h.len) - wake_->late_ns - policy_.params().sleep_margin_ns;
   return due > double(now) ? uint64_t(due - double(now)) : 0;
 }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 namespace hio {
 
@@ -379,6 +380,45 @@ Decision AdaptivePolicy::on_tick(uint64_t now, Mode ran, const TickSample& s, co
   d.probe = pr != cur_;
   probes_ += d.probe;
   return d;
+}
+
+#define HIO_KNOB(f)                                                                                                   \
+  PolicyKnob {                                                                                                        \
+#f, [](const PolicyParams& p) { return double(p.f); }, [](PolicyParams & p, double v) { p.f = decltype(p.f)(v); } \
+  }
+
+const std::vector<PolicyKnob>& policy_knobs() {
+  static const std::vector<PolicyKnob> knobs = {
+      HIO_KNOB(tick_ns),           HIO_KNOB(probe_tick_ns),    HIO_KNOB(settle_ns),        HIO_KNOB(fresh_ns),
+      HIO_KNOB(arrival_ns),        HIO_KNOB(light_wait_share), HIO_KNOB(light_lat_slack),  HIO_KNOB(switch_gain),
+      HIO_KNOB(switch_ticks),      HIO_KNOB(alone_ticks),      HIO_KNOB(jump_gain),        HIO_KNOB(probe_min_ns),
+      HIO_KNOB(probe_max_ns),      HIO_KNOB(probe_rise),       HIO_KNOB(hybrid_margin),    HIO_KNOB(far_behind),
+      HIO_KNOB(hidden_wake_share), HIO_KNOB(hidden_wake_cap),  HIO_KNOB(saturated),        HIO_KNOB(spare_free),
+      HIO_KNOB(level_full_idle),   HIO_KNOB(min_completions),  HIO_KNOB(pause_share),      HIO_KNOB(wait_share_weight),
+      HIO_KNOB(learn_tau_ns),      HIO_KNOB(forget_ns),        HIO_KNOB(pause_tau_ns),     HIO_KNOB(slow_spell),
+      HIO_KNOB(recheck_weight),    HIO_KNOB(sleep_margin_ns),  HIO_KNOB(max_tick_stretch), HIO_KNOB(spin_lease_wakes),
+  };
+  return knobs;
+}
+
+#undef HIO_KNOB
+
+bool set_policy_knob(PolicyParams& p, const std::string& a, std::string* why) {
+  size_t eq = a.find('=');
+  std::string name = a.substr(0, eq);
+  for (const PolicyKnob& k : policy_knobs()) {
+    if (name != k.name) continue;
+    char* end = nullptr;
+    double v = eq == std::string::npos ? 0 : std::strtod(a.c_str() + eq + 1, &end);
+    if (eq == std::string::npos || end == a.c_str() + eq + 1 || *end || !(v >= 0)) {
+      *why = "'" + a + "': expected " + name + "=a number >= 0";
+      return false;
+    }
+    k.set(p, v);
+    return true;
+  }
+  *why = "'" + a + "': no policy parameter '" + name + "'";
+  return false;
 }
 
 }  // namespace hio

@@ -8,6 +8,8 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace hio {
 
@@ -117,7 +119,22 @@ struct PolicyParams {
   double slow_spell = 0.5;                // a tick's rate counts as at least this share of its mode's
   double recheck_weight = 0.5;            // a recheck counts for at least this: follows the disk's drift,
                                           // while one probe in an unlucky phase of the application does not decide
+  double sleep_margin_ns = 1000;          // a hybrid sleep ends this much before the device is expected to finish
+  int max_tick_stretch = 8;               // a tick with too few completions stretches to this many ticks
+  double spin_lease_wakes = 4;            // a second spinner on a core sleeps where the device takes at least
+                                          // this many wake-ups' CPU to complete a command
 };
+
+// Each parameter by name, to read and set it as a number: for tools that
+// measure how much each matters (hio-sim sensitivity) or try a value.
+struct PolicyKnob {
+  const char* name;
+  double (*get)(const PolicyParams&);
+  void (*set)(PolicyParams&, double);
+};
+const std::vector<PolicyKnob>& policy_knobs();
+// Sets "name=value"; false (with the reason) if the name or value is bad.
+bool set_policy_knob(PolicyParams& p, const std::string& assignment, std::string* why);
 
 struct Decision {
   Mode mode = Mode::poll;              // for the next tick

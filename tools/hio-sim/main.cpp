@@ -11,6 +11,7 @@
 #include "commands/calibrate.hpp"
 #include "commands/run.hpp"
 #include "commands/scale.hpp"
+#include "commands/sensitivity.hpp"
 #include "commands/suite.hpp"
 #include "commands/thesis.hpp"
 #include "commands/validate.hpp"
@@ -89,12 +90,35 @@ int hio_sim(int argc, char** argv) {
   sa.profiles = data + "/profiles";
   sa.traces = data + "/traces";
   CLI::App* su = app.add_subcommand("suite", "the regret suite: adaptive against every static strategy and the oracle");
-  su->add_flag("--quick", sa.quick, "a short grid (192 scenarios)");
+  bool quick = false;
+  su->add_flag("--quick", quick, "the short grid (192 scenarios; --grid quick)");
+  su->add_option("--grid", sa.grid, "full (3,600 scenarios), medium (504) or quick (192)")
+      ->check(CLI::IsMember({"full", "medium", "quick"}))
+      ->capture_default_str();
   su->add_option("--seed", sa.seed, "the suite's seed")->capture_default_str();
   su->add_option("--out", sa.out, "results folder")->required();
   su->add_option("--jobs", sa.jobs, "scenarios in parallel (default: every core)")->check(CLI::Range(1, 1024));
   su->add_option("--profiles", sa.profiles, "the profiles folder")->capture_default_str();
   su->add_option("--traces", sa.traces, "the traces folder")->capture_default_str();
+  std::vector<std::string> suite_params;
+  su->add_option("--param", suite_params,
+                 "set one of adaptive's parameters, NAME=VALUE (docs/adaptive.md); repeatable");
+
+  SensitivityArgs se;
+  se.profiles = data + "/profiles";
+  se.traces = data + "/traces";
+  CLI::App* sen =
+      app.add_subcommand("sensitivity", "the suite's score with each of adaptive's parameters halved and doubled");
+  sen->add_option("--out", se.out, "results folder")->required();
+  sen->add_option("--grid", se.grid, "the suite's grid: medium (20 s a run here), full (3 min) or quick (3 s)")
+      ->check(CLI::IsMember({"full", "medium", "quick"}))
+      ->capture_default_str();
+  sen->add_option("--seeds", se.seeds, "each value's score is the mean over this many seeds")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  sen->add_option("--only", se.only, "these parameters only")->delimiter(',');
+  sen->add_option("--seed", se.seed, "the suite's seed")->capture_default_str();
+  sen->add_option("--jobs", se.jobs, "scenarios in parallel (default: every core)")->check(CLI::Range(1, 1024));
 
   ValidateArgs va;
   va.profiles = data + "/profiles";
@@ -138,7 +162,13 @@ int hio_sim(int argc, char** argv) {
 
   try {
     app.parse(argc, argv);
+    if (quick) sa.grid = "quick";
     if (su->parsed()) need_dir("--out", sa.out);
+    if (sen->parsed()) need_dir("--out", se.out);
+    for (const std::string& kv : suite_params) {
+      std::string why;
+      if (!hio::set_policy_knob(sa.policy, kv, &why)) throw CLI::ValidationError("--param", why);
+    }
     if (vl->parsed()) need_dir("--out", va.out);
     if (th->parsed()) need_dir("--out", ta.out);
     if (scl->parsed()) need_dir("--out", sc.out);
@@ -157,6 +187,7 @@ int hio_sim(int argc, char** argv) {
     if (th->parsed()) return thesis(ta);
     if (cal->parsed()) return calibrate(ca);
     if (scl->parsed()) return scale(sc);
+    if (sen->parsed()) return sensitivity(se);
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "hio-sim: %s\n", e.what());
     return 2;

@@ -109,9 +109,8 @@ void write_suite_report(const json& suite, const std::string& path) {
   for (const json& w : s["worst"])
     h += "<tr><td style=\"text-align:left\">" + w["name"].get<std::string>() + "</td>" +
          cell(w["adaptive_vs_best_static"]) + "</tr>";
-  h += "</table><p>Seed " + std::to_string(suite["seed"].get<uint64_t>()) +
-       (suite["quick"].get<bool>() ? ", --quick" : "") +
-       "; the numbers behind every cell are in suite.json.</p></body></html>\n";
+  h += "</table><p>Seed " + std::to_string(suite["seed"].get<uint64_t>()) + ", grid " +
+       suite["grid"].get<std::string>() + "; the numbers behind every cell are in suite.json.</p></body></html>\n";
   std::ofstream f(path);
   if (!f) throw std::runtime_error("cannot write " + path);
   f << h;

@@ -37,8 +37,14 @@ struct Grid {
   std::vector<int> threads;
 };
 
-Grid grid(bool quick) {
-  if (quick)
+Grid grid(const std::string& name) {
+  if (name == "medium")
+    return {{"here-virtio", "pcie4", "nand"},
+            {"here", "baremetal"},
+            {"none", "steady:10", "steady:50", "steady:100", "bursts:20", "bursts:200", "random:50"},
+            {"qd1", "rate30", "mixgraph"},
+            {1, 4}};
+  if (name == "quick")
     return {{"here-virtio", "pcie4"},
             {"here", "baremetal"},
             {"none", "steady:10", "steady:100", "bursts:50", "random:50", "bursts:20"},
@@ -82,7 +88,7 @@ json summary_of(const std::vector<double>& v) {
 
 }  // namespace
 
-int suite(const SuiteArgs& a) {
+json run_suite(const SuiteArgs& a) {
   Profile here = Profile::load(Profile::resolve("here-virtio", a.profiles));
   Profile bare = Profile::load(Profile::resolve("baremetal", a.profiles));
   // The measured disk stays the same device on either machine.
@@ -90,7 +96,10 @@ int suite(const SuiteArgs& a) {
   std::map<std::string, Trace> traces;
   for (const char* t : {"mixgraph", "readrandom"}) traces[t] = Trace::load(a.traces + "/" + t + ".csv.gz");
 
-  Grid g = grid(a.quick);
+  if (a.grid != "full" && a.grid != "medium" && a.grid != "quick")
+    throw std::invalid_argument("unknown grid '" + a.grid + "' (full, medium, quick)");
+  bool quick = a.grid == "quick";
+  Grid g = grid(a.grid);
   std::vector<Group> groups;
   for (const auto& d : g.devices)
     for (const auto& w : g.wakes)
@@ -106,9 +115,10 @@ int suite(const SuiteArgs& a) {
     s.device = gr.device == "here-virtio" ? "disk" : gr.device;
     s.threads_per_core = gr.threads;
     s.neighbour = NeighbourSpec::parse(gr.neighbour);
-    s.duration_ns = duration_for(s.neighbour, a.quick);
+    s.duration_ns = duration_for(s.neighbour, quick);
     s.warmup_ns = 100 * kMs;
     s.seed = hash(gr.name(), a.seed);
+    s.io.policy = a.policy;
     if (gr.workload == "qd4") s.io.depth = 4;
     if (gr.workload == "mixgraph" || gr.workload == "readrandom") s.io.trace = &traces.at(gr.workload);
     if (gr.workload == "rate30") {
@@ -222,8 +232,13 @@ int suite(const SuiteArgs& a) {
   for (size_t i = 0; i < std::min<size_t>(10, worst.size()); i++)
     worst10.push_back(
         {{"name", worst[i]->at("name")}, {"adaptive_vs_best_static", worst[i]->at("adaptive_vs_best_static")}});
+  // The policy's parameters that differ from the library's.
+  json policy = json::object();
+  for (const PolicyKnob& k : policy_knobs())
+    if (k.get(a.policy) != k.get(PolicyParams{})) policy[k.name] = k.get(a.policy);
   json out = {{"seed", a.seed},
-              {"quick", a.quick},
+              {"grid", a.grid},
+              {"policy", policy},
               {"scenarios", entries},
               {"summary",
                {{"scenarios", entries.size()},
@@ -233,6 +248,11 @@ int suite(const SuiteArgs& a) {
                 {"reaction_ms_p90", spread(reaction_p90)},
                 {"by", breakdown},
                 {"worst", worst10}}}};
+  return out;
+}
+
+int suite(const SuiteArgs& a) {
+  json out = run_suite(a);
   std::ofstream(a.out + "/suite.json") << out.dump(1) << "\n";
   write_suite_report(out, a.out + "/suite.html");
   const json& s = out["summary"]["adaptive_vs_best_static"];
@@ -240,7 +260,7 @@ int suite(const SuiteArgs& a) {
       "hio-sim suite: %zu scenarios; adaptive over the best static strategy: geometric mean %.3f, median %.3f, "
       "10th percentile %.3f, lowest %.3f; at least 0.95 in %.0f%% of them; over the oracle: geometric mean "
       "%.3f\n%s/suite.json\n%s/suite.html\n",
-      entries.size(), s["geomean"].get<double>(), s["median"].get<double>(), s["p10"].get<double>(),
+      out["scenarios"].size(), s["geomean"].get<double>(), s["median"].get<double>(), s["p10"].get<double>(),
       s["min"].get<double>(), 100 * s["share_at_least_0.95"].get<double>(),
       out["summary"]["adaptive_vs_oracle"]["geomean"].get<double>(), a.out.c_str(), a.out.c_str());
   return 0;

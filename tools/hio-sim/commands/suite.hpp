@@ -8,19 +8,29 @@
 // static strategy across the grid).
 #pragma once
 #include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "wait/adaptive_policy.hpp"
 
 namespace hio::sim {
 
 struct SuiteArgs {
   std::string out;
-  std::string profiles;  // the folder of machine profiles
-  std::string traces;    // the folder of recorded traces
-  bool quick = false;
+  std::string profiles;       // the folder of machine profiles
+  std::string traces;         // the folder of recorded traces
+  std::string grid = "full";  // full, medium or quick
   uint64_t seed = 1;
   int jobs = 0;  // 0: every core
   bool progress = true;
+  PolicyParams policy;  // adaptive's parameters
 };
 
 int suite(const SuiteArgs& a);
+
+// The suite's scenarios, scored, without writing anything: what
+// `hio-sim sensitivity` runs once per parameter value.
+nlohmann::json run_suite(const SuiteArgs& a);
 
 }  // namespace hio::sim

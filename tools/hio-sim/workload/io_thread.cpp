@@ -41,7 +41,7 @@ IoThread::IoThread(Machine& m, Device& dev, const Interface& io, const IoSpec& s
                    Time bin_ns)
     : m_(m), dev_(dev), io_(io), spec_(spec), sig_(sig), gov_(gov), bin_ns_(bin_ns), slots_(std::max(1u, spec.depth)) {
   if (spec_.wait == Wait::adaptive) {
-    adaptive_ = std::make_unique<Adaptive>(PolicyParams{}, &gov_);
+    adaptive_ = std::make_unique<Adaptive>(spec_.policy, &gov_);
     adaptive_->set_objective(spec_.objective);
   }
   next_rec_ = spec_.trace ? spec_.trace_start % spec_.trace->records.size() : 0;

@@ -38,6 +38,7 @@ struct IoSpec {
   const Trace* trace = nullptr;  // sizes and compute gaps; null: bs and no gap
   size_t trace_start = 0;
   double rate_iops = 0;  // 0: as fast as it completes
+  PolicyParams policy;   // adaptive's
 };
 
 class SqThread;
