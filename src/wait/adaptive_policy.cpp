@@ -167,9 +167,59 @@ void AdaptivePolicy::borrow(uint64_t now, int level) {
     }
 }
 
+double AdaptivePolicy::wanted(const Table& t) const {
+  double want = 0;
+  bool full = false;
+  const ModeCost& poll = t.cost[size_t(int(Mode::poll))];
+  for (Mode m2 : {Mode::interrupt, Mode::poll, Mode::hybrid}) {
+    const ModeCost& k = t.cost[size_t(int(m2))];
+    if (!k.known) continue;
+    want = std::max(want, k.others);
+    // A spinner keeps the core busy whatever the others want: only a
+    // sleeper's full core says they might take more.
+    full = full || (m2 != Mode::poll && k.idle < p_.spare_free);
+  }
+  if (poll.known && poll.demand >= 0)
+    want = std::max(want, poll.demand);
+  else if (full || (poll.known && poll.others >= p_.saturated))
+    want = 1.0;
+  return want;
+}
+
+bool AdaptivePolicy::predicts_poll(const Signals& sig) const {
+  // Beside a heavy neighbour a spinner gets what the neighbour leaves of the
+  // fair half, and its rate follows: its score is predicted from its rate
+  // alone, not probed. A probe of polling would cost more than its own
+  // ticks: the spinner's debt to the scheduler outlives it, and the
+  // sleeper's wake-ups wait behind the neighbour until it is paid.
+  return level(sig) == kLevels - 1 && cur_ != Mode::poll && sig.ours <= 1 && poll_alone() > 0;
+}
+
+double AdaptivePolicy::poll_alone() const {
+  // Measured alone, or else as its rate over the time it could run.
+  const ModeCost& quiet = tab_[0].cost[size_t(int(Mode::poll))];
+  if (quiet.known && !quiet.borrowed) return quiet.iops;
+  double best = 0;
+  for (const Table& t : tab_) {
+    const ModeCost& c = t.cost[size_t(int(Mode::poll))];
+    if (c.known && !c.borrowed) best = std::max(best, c.iops_free);
+  }
+  return best;
+}
+
 double AdaptivePolicy::score(Mode m, const Signals& sig) const {
   const Table& t = table(sig);
   const ModeCost& c = t.cost[size_t(int(m))];
+  if (m == Mode::poll && predicts_poll(sig)) {
+    double alone = poll_alone(), best_solo = alone;
+    for (const ModeCost& k : tab_[0].cost)
+      if (k.known) best_solo = std::max(best_solo, k.iops);
+    double want = wanted(t), left = 1 - std::min(want, 0.5);
+    double ours = alone * left / best_solo;
+    // Under own the application's pauses beside the spinner count, as measured ones do.
+    if (sig.objective == Objective::own) return ours / c.pauses.factor(double(p_.probe_tick_ns));
+    return ours + (want > 0 ? std::min(want, 0.5) / want : 1.0);
+  }
   if (!c.known) return 0;
   // The best rate alone: measured alone if it was, else corrected for the
   // time others held the CPU.
@@ -199,21 +249,7 @@ double AdaptivePolicy::score(Mode m, const Signals& sig) const {
   // they used in any mode, or the whole core where the core was full beside
   // a sleeping mode (they might have taken more) or where they reached the
   // fair half beside our poller (the scheduler caps them there).
-  double want = 0;
-  bool full = false;
-  const ModeCost& poll = t.cost[size_t(int(Mode::poll))];
-  for (Mode m2 : {Mode::interrupt, Mode::poll, Mode::hybrid}) {
-    const ModeCost& k = t.cost[size_t(int(m2))];
-    if (!k.known) continue;
-    want = std::max(want, k.others);
-    // A spinner keeps the core busy whatever the others want: only a
-    // sleeper's full core says they might take more.
-    full = full || (m2 != Mode::poll && k.idle < p_.spare_free);
-  }
-  if (poll.known && poll.demand >= 0)
-    want = std::max(want, poll.demand);
-  else if (full || (poll.known && poll.others >= p_.saturated))
-    want = 1.0;
+  double want = wanted(t);
   double got = others_without_our_wakeups(c.others, c.iops * c.sleeps, sig.wake_cpu_ns, p_);
   double theirs = want > 0 ? std::clamp(got / want, 0.0, 1.0) : 1.0;
   return ours + theirs;
@@ -230,7 +266,7 @@ Mode AdaptivePolicy::best(const Signals& sig, std::array<double, kModes>& obj) c
       // Nothing reacts to a completion sooner than a thread spinning on a
       // core nobody else wants, so there is nothing to measure or weigh.
       obj[size_t(i)] = m == Mode::poll ? 1 : 0;
-    } else if (!c.known || (m == Mode::hybrid && !sig.hybrid_viable)) {
+    } else if ((!c.known && !(m == Mode::poll && predicts_poll(sig))) || (m == Mode::hybrid && !sig.hybrid_viable)) {
       obj[size_t(i)] = 0;
     } else if (light) {
       // Nobody else wants the CPU and the queue is mostly idle: keep
@@ -288,7 +324,7 @@ Mode AdaptivePolicy::next_probe(uint64_t now, const Signals& sig, const std::arr
   uint64_t most_overdue = 0;
   for (int i = 0; i < kModes; i++) {
     Mode m = Mode(i);
-    if (m == cur_ || (m == Mode::hybrid && !sig.hybrid_viable)) continue;
+    if (m == cur_ || (m == Mode::hybrid && !sig.hybrid_viable) || (m == Mode::poll && predicts_poll(sig))) continue;
     bool known = t.cost[size_t(i)].known;
     // A mode used or probed recently at this level is known well enough. A
     // mode never measured here is probed at once, and again on the backing-off

@@ -230,6 +230,12 @@ class AdaptivePolicy {
   Mode best(const Signals& sig, std::array<double, kModes>& score) const;
   Mode next_probe(uint64_t now, const Signals& sig, const std::array<double, kModes>& score);
   bool alone_polls(const Signals& sig) const;
+  // What the others want of the core, from what each mode measured at a level.
+  double wanted(const Table& t) const;
+  // Whether polling's score at this level is predicted rather than measured.
+  bool predicts_poll(const Signals& sig) const;
+  // Polling's rate alone, as far as measured; 0 if not.
+  double poll_alone() const;
 
   static int level(const Signals& sig) { return sig.level >= 0 ? sig.level : contention_level(sig.contention); }
   Table& table(const Signals& sig) { return tab_[size_t(level(sig))]; }

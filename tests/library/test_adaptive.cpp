@@ -877,7 +877,10 @@ TEST(AdaptivePolicy, UnderOwnAModesScoreHoldsThePausesItTakes) {
       for (auto [m, iops, every] : {std::tuple{Mode::poll, 8000.0, poll_pause_every},
                                     std::tuple{Mode::interrupt, 7600.0, interrupt_pause_every}})
         for (int i = 1; i <= 20; i++) {
-          d = p.on_tick(now += kTick, m, waited(uint64_t(iops * double(kTick) / 1e9), kTick), heavy);
+          TickSample s = waited(uint64_t(iops * double(kTick) / 1e9), kTick);
+          // A spinner waits to run while the others run, as the run time says.
+          if (m == Mode::poll) s.delay_share = 0.5;
+          d = p.on_tick(now += kTick, m, s, heavy);
           if (i % every == 0) {
             EXPECT_FALSE(p.on_tick(now += 3 * kMs, m, pause(), heavy).learned);
           }
@@ -1118,4 +1121,34 @@ TEST(AdaptivePolicy, AloneIsNotAReasonToPollWhenSeveralOfOursShareTheCore) {
     else
       EXPECT_NE(p.settled(), Mode::poll) << ours << " of ours on the core";
   }
+}
+
+// Beside a heavy neighbour a spinner gets what the neighbour leaves of the
+// fair half, so polling's score there comes from its rate alone, and the
+// queue on interrupts does not probe it: a probe of polling leaves the
+// thread in the scheduler's debt, and its wake-ups then wait behind the
+// neighbour long after the probe.
+TEST(AdaptivePolicy, BesideAHeavyNeighbourPollingIsPredictedNotProbed) {
+  AdaptivePolicy p;
+  uint64_t now = 0;
+  Signals quiet = sig(0.0), heavy = sig(0.6, 0.0);
+  for (int i = 0; i < 40; i++) p.on_tick(now += kTick, Mode::poll, waited(40, kTick), quiet);  // 20K alone
+  // At the heavy level, interrupts measured at 15K: better than polling's half of 20K.
+  Mode m = Mode::poll;
+  int poll_ticks_after_switch = 0;
+  bool switched = false;
+  for (int i = 0; i < 2000; i++) {
+    TickSample s = waited(m == Mode::poll ? 20 : 30, kTick);
+    if (m == Mode::poll) s.delay_share = 0.6;
+    Decision d = p.on_tick(now += kTick, m, s, heavy);
+    switched = switched || p.settled() == Mode::interrupt;
+    if (switched && d.mode == Mode::poll) poll_ticks_after_switch++;
+    m = d.mode;
+  }
+  EXPECT_EQ(p.settled(), Mode::interrupt);
+  EXPECT_EQ(poll_ticks_after_switch, 0) << "polling was probed beside the heavy neighbour";
+  std::array<double, kModes> score = p.on_tick(now += kTick, Mode::interrupt, waited(30, kTick), heavy).score;
+  // The core was full beside the sleeper: the neighbour wants all of it and
+  // would get half; the spinner the other half of its rate alone.
+  EXPECT_NEAR(score[size_t(int(Mode::poll))], 0.5 + 0.5, 0.02) << "polling's predicted score";
 }

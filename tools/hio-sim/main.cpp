@@ -77,6 +77,8 @@ int hio_sim(int argc, char** argv) {
       ->capture_default_str();
   run->add_option("--runtime", ra.seconds, "simulated seconds")->check(CLI::Range(0.01, 3600.0))->capture_default_str();
   run->add_option("--seed", ra.seed, "the run's seed")->capture_default_str();
+  std::vector<std::string> run_params;
+  run->add_option("--param", run_params, "set one of adaptive's parameters, NAME=VALUE (docs/adaptive.md); repeatable");
   run->add_option("--tick-log", ra.tick_log,
                   "the adaptive queues' tick log, as HIO_ADAPTIVE_TICKS writes it (python3 -m hybridio.ticks reads "
                   "it); the last strategy's run");
@@ -168,6 +170,10 @@ int hio_sim(int argc, char** argv) {
     for (const std::string& kv : suite_params) {
       std::string why;
       if (!hio::set_policy_knob(sa.policy, kv, &why)) throw CLI::ValidationError("--param", why);
+    }
+    for (const std::string& kv : run_params) {
+      std::string why;
+      if (!hio::set_policy_knob(ra.policy, kv, &why)) throw CLI::ValidationError("--param", why);
     }
     if (vl->parsed()) need_dir("--out", va.out);
     if (th->parsed()) need_dir("--out", ta.out);

@@ -20,6 +20,7 @@ int run_command(const RunArgs& a) {
   s.io.depth = a.depth;
   s.io.bs = a.bs;
   s.io.rate_iops = a.rate;
+  s.io.policy = a.policy;
   s.reaper_period_ns = Time(a.reaper_period_us * 1e3);
   if (!a.trace.empty()) {
     trace = Trace::load(a.trace.find('/') == std::string::npos ? a.traces + "/" + a.trace + ".csv.gz" : a.trace);

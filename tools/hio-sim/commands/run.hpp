@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "wait/adaptive_policy.hpp"
+
 namespace hio::sim {
 
 struct RunArgs {
@@ -17,6 +19,7 @@ struct RunArgs {
   uint32_t bs = 4096;
   double rate = 0, seconds = 1.0, reaper_period_us = 0;
   uint64_t seed = 1;
+  PolicyParams policy;  // adaptive's parameters
 };
 
 int run_command(const RunArgs& a);
