@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace hio {
 
@@ -226,68 +227,58 @@ NeighbourView Governor::neighbours(int cpu) const {
   return v;
 }
 
-bool Governor::claim_spin(int cpu, const void* owner, uint64_t now) {
-  if (cpu < 0 || cpu >= ncpu_) return true;
-  Core& c = cores_[cpu];
-  const void* cur = c.spinner.load(std::memory_order_acquire);
-  if (cur != owner) {
-    if (cur && c.lease_until.load(std::memory_order_relaxed) > now) return false;
-    if (!c.spinner.compare_exchange_strong(cur, owner, std::memory_order_acq_rel)) return false;
-    c.spin_since.store(now, std::memory_order_relaxed);
-    // A queue that spun on another core gives that lease up.
-    for (int k = 0; k < ncpu_; k++) {
-      const void* o = owner;
-      if (k != cpu) cores_[k].spinner.compare_exchange_strong(o, nullptr, std::memory_order_acq_rel);
-    }
-  }
-  c.lease_until.store(now + kLeaseNs, std::memory_order_relaxed);
-  return true;
-}
-
-void Governor::release_spin(const void* owner) {
-  if (!owner) return;
-  for (int k = 0; k < ncpu_; k++) {
-    const void* o = owner;
-    cores_[k].spinner.compare_exchange_strong(o, nullptr, std::memory_order_acq_rel);
-  }
-}
-
-bool Governor::spinning(int cpu, uint64_t now) const {
-  if (cpu < 0 || cpu >= ncpu_) return false;
-  const Core& c = cores_[cpu];
-  return c.spinner.load(std::memory_order_acquire) != nullptr && c.lease_until.load(std::memory_order_relaxed) > now;
-}
-
-bool Governor::lead(int cpu, const void* who, uint64_t now) {
-  if (cpu < 0 || cpu >= ncpu_) return true;
-  Core& c = cores_[cpu];
-  const void* cur = c.leader.load(std::memory_order_acquire);
+Governor::Took Governor::take(Lease Core::*which, int cpu, const void* who, uint64_t now, uint64_t ttl) {
+  if (cpu < 0 || cpu >= ncpu_) return Took::renewed;
+  Lease& l = cores_[cpu].*which;
+  const void* cur = l.owner.load(std::memory_order_acquire);
+  Took took = Took::renewed;
   if (cur != who) {
-    if (cur && c.lead_until.load(std::memory_order_relaxed) > now) return false;
-    if (!c.leader.compare_exchange_strong(cur, who, std::memory_order_acq_rel)) return false;
-    // A queue that led another core gives that up.
+    if (cur && l.until.load(std::memory_order_relaxed) > now) return Took::refused;
+    if (!l.owner.compare_exchange_strong(cur, who, std::memory_order_acq_rel)) return Took::refused;
+    took = Took::taken;
+    // A queue that held this on another core gives that up.
     for (int k = 0; k < ncpu_; k++) {
       const void* o = who;
-      if (k != cpu) cores_[k].leader.compare_exchange_strong(o, nullptr, std::memory_order_acq_rel);
+      if (k != cpu) (cores_[k].*which).owner.compare_exchange_strong(o, nullptr, std::memory_order_acq_rel);
     }
   }
-  c.lead_until.store(now + kLeadNs, std::memory_order_relaxed);
-  return true;
+  l.until.store(now + ttl, std::memory_order_relaxed);
+  return took;
 }
 
-void Governor::release_lead(const void* who) {
+void Governor::drop(Lease Core::*which, const void* who) {
   if (!who) return;
   for (int k = 0; k < ncpu_; k++) {
     const void* o = who;
-    cores_[k].leader.compare_exchange_strong(o, nullptr, std::memory_order_acq_rel);
+    (cores_[k].*which).owner.compare_exchange_strong(o, nullptr, std::memory_order_acq_rel);
   }
 }
+
+bool Governor::claim_spin(int cpu, const void* owner, uint64_t now) {
+  Took got = take(&Core::spin, cpu, owner, now, kLeaseNs);
+  if (got == Took::taken) cores_[cpu].spin_since.store(now, std::memory_order_relaxed);
+  return got != Took::refused;
+}
+
+void Governor::release_spin(const void* owner) { drop(&Core::spin, owner); }
+
+bool Governor::spinning(int cpu, uint64_t now) const {
+  if (cpu < 0 || cpu >= ncpu_) return false;
+  const Lease& l = cores_[cpu].spin;
+  return l.owner.load(std::memory_order_acquire) != nullptr && l.until.load(std::memory_order_relaxed) > now;
+}
+
+bool Governor::lead(int cpu, const void* who, uint64_t now) {
+  return take(&Core::lead, cpu, who, now, kLeadNs) != Took::refused;
+}
+
+void Governor::release_lead(const void* who) { drop(&Core::lead, who); }
 
 void Governor::count(int cpu, double weight) {
   if (cpu < 0 || cpu >= ncpu_) return;
   Core& c = cores_[cpu];
   c.done.fetch_add(1, std::memory_order_relaxed);
-  c.work_milli.fetch_add(uint64_t(weight * 1000 + 0.5), std::memory_order_relaxed);
+  c.work_milli.fetch_add(uint64_t(std::llround(weight * 1000)), std::memory_order_relaxed);
 }
 
 Governor::Count Governor::counted(int cpu) const {

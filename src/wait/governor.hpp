@@ -134,6 +134,12 @@ class Governor {
 
  private:
   using Member = GovernorMember;
+  // A token one of our queues holds on a core, renewed at each call and
+  // lapsing `ttl` after the last.
+  struct Lease {
+    std::atomic<const void*> owner{nullptr};
+    std::atomic<uint64_t> until{0};
+  };
   // A core's picture, and the state of its sampler (under `sampling`).
   struct Core {
     std::mutex sampling;
@@ -146,10 +152,9 @@ class Governor {
     std::atomic<uint64_t> last_sample{0};
     std::atomic<double> others{0}, demand{-1}, idle{0}, window_ns{0}, busy{0};
     std::atomic<int> ours{0};
-    std::atomic<const void*> spinner{nullptr};
-    std::atomic<uint64_t> lease_until{0}, spin_since{0};
-    std::atomic<const void*> leader{nullptr};
-    std::atomic<uint64_t> lead_until{0};
+    Lease spin;  // the one spinner of ours
+    std::atomic<uint64_t> spin_since{0};
+    Lease lead;  // the one queue of ours that decides
     std::atomic<int> mode{0};
     std::atomic<uint64_t> done{0}, work_milli{0};
   };
@@ -158,6 +163,9 @@ class Governor {
   Member* join();
   void leave(Member* m);
   void sample(int cpu, uint64_t now);
+  enum class Took { refused, renewed, taken };
+  Took take(Lease Core::*which, int cpu, const void* who, uint64_t now, uint64_t ttl);
+  void drop(Lease Core::*which, const void* who);
 
   int ncpu_;
   SignalSource& src_;
