@@ -299,13 +299,14 @@ void Queue::reset_counters() {
   wait_ = WaitStats{};
   io_.reset();
   mode_changes_ = 0;
-  const Adaptive& a = waiter_.adaptive();
-  for (int i = 0; i < kModes; i++) adaptive_base_.ns[i] = a.mode_ns()[i];
-  adaptive_base_.switches = a.switches();
-  adaptive_base_.probes = a.probes();
   owner_ = gettid();
   owner_cpu_ns_ = 0;
   start_ns_ = now_ns();
+  // Read after the start so that the time in modes never exceeds the wall time.
+  const Adaptive& a = waiter_.adaptive();
+  a.mode_ns(adaptive_base_.ns);
+  adaptive_base_.switches = a.switches();
+  adaptive_base_.probes = a.probes();
   start_cpu_ns_ = thread_cpu_ns();
 }
 
@@ -322,14 +323,16 @@ int Queue::stats(hio_queue_stats* o) {
   o->spin_ns = wait_.spin_ns;
   o->waits = wait_.waits;
   o->mode_changes = mode_changes_.load();
+  const Adaptive& a = waiter_.adaptive();
+  uint64_t ns[kModes];
+  a.mode_ns(ns);
   o->wall_ns = now_ns() - start_ns_;
   // An owner that has ended (a database's worker thread) keeps its last reading.
   if (uint64_t cpu = owner_ == gettid() ? thread_cpu_ns() : thread_cpu_ns_tid(owner_))
     owner_cpu_ns_ = std::max(owner_cpu_ns_, cpu);
   o->cpu_ns = owner_cpu_ns_ > start_cpu_ns_ ? owner_cpu_ns_ - start_cpu_ns_ : 0;
   o->cpu_us_per_io = io_.completed ? double(o->cpu_ns) / 1e3 / double(io_.completed) : 0.0;
-  const Adaptive& a = waiter_.adaptive();
-  for (int i = 0; i < kModes; i++) o->adaptive_ns[i] = a.mode_ns()[i] - adaptive_base_.ns[i];
+  for (int i = 0; i < kModes; i++) o->adaptive_ns[i] = ns[i] - adaptive_base_.ns[i];
   o->adaptive_switches = a.switches() - adaptive_base_.switches;
   o->adaptive_probes = a.probes() - adaptive_base_.probes;
   return 0;

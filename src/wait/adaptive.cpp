@@ -55,6 +55,10 @@ bool Adaptive::sleeping_frees_core() const {
 Mode Adaptive::begin_wait(uint64_t now) {
   Governor& g = gov();
   cpu_ = g.enter(now);
+  // Time counts in the mode the queue last waited in, leading or following,
+  // in whole ticks or not.
+  if (started_ && now > accounted_) mode_ns_[int(ran_)] += now - accounted_;
+  accounted_ = now;
   if (!started_) {
     SignalSource& src = g.signals();
     wake_ = &src.wake_cost();
@@ -112,7 +116,6 @@ Mode Adaptive::begin_wait(uint64_t now) {
 }
 
 void Adaptive::settled(uint64_t now) {
-  mode_ns_[int(ran_)] += now - tick_start_;
   if (now > tick_start_) sleeps_per_s_ = double(tick_.sleeps) * 1e9 / double(now - tick_start_);
   tick_ = TickSample{};
   tick_start_ = now;
@@ -131,7 +134,6 @@ void Adaptive::end_tick(uint64_t now, const NeighbourView& seen, bool learn) {
   // A spinner waits to run exactly while the others run.
   tick_.delay_share = ran_ == Mode::poll ? seen_.others : 0;
   sleeps_per_s_ = tick_.wall_ns ? double(tick_.sleeps) * 1e9 / double(tick_.wall_ns) : 0;
-  mode_ns_[int(ran_)] += tick_.wall_ns;
   Signals sig;
   sig.contention = seen_.others;
   sig.level = level_.level();  // updated with this view by the caller
@@ -221,6 +223,12 @@ void Adaptive::completed(uint32_t len, uint64_t lat_ns) {
   double w = lat_.weight(len);
   tick_.work += w;
   gov().count(cpu_, w);
+}
+
+void Adaptive::mode_ns(uint64_t out[kModes]) const {
+  uint64_t now = started_ ? gov().signals().now_ns() : 0;
+  for (int i = 0; i < kModes; i++) out[i] = mode_ns_[i];
+  if (started_ && now > accounted_) out[int(ran_)] += now - accounted_;
 }
 
 void Adaptive::view(hio_adaptive_view* o) const {

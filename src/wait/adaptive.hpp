@@ -55,7 +55,8 @@ class Adaptive {
   void completed(uint32_t len, uint64_t lat_ns);
 
   void view(hio_adaptive_view* out) const;
-  const uint64_t* mode_ns() const { return mode_ns_; }
+  // The time spent in each mode so far: the mode of the last wait counts up to now.
+  void mode_ns(uint64_t out[kModes]) const;
   // The mode the queue settles on between probes.
   Mode settled() const { return policy_.settled(); }
   uint64_t switches() const { return policy_.switches(); }
@@ -77,7 +78,7 @@ class Adaptive {
   double level_others(const NeighbourView& seen) const;
   // Whether a queue that finds another of ours spinning on its core should sleep.
   bool sleeping_frees_core() const;
-  Governor& gov() { return gov_ ? *gov_ : Governor::get(); }
+  Governor& gov() const { return gov_ ? *gov_ : Governor::get(); }
 
   AdaptivePolicy policy_;
   Governor* gov_;
@@ -101,6 +102,7 @@ class Adaptive {
   TickLog* log_ = nullptr;
   unsigned log_queue_ = 0;  // this queue's number in the log
   uint64_t mode_ns_[kModes] = {};
+  uint64_t accounted_ = 0;  // mode_ns_ holds the time up to here
   uint64_t monitor_samples0_ = 0, monitor_ns0_ = 0;
 };
 

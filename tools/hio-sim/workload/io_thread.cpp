@@ -49,9 +49,7 @@ IoThread::IoThread(Machine& m, Device& dev, const Interface& io, const IoSpec& s
 
 std::array<uint64_t, kModes> IoThread::mode_ns() const {
   std::array<uint64_t, kModes> out{};
-  if (adaptive_) {
-    for (int i = 0; i < kModes; i++) out[size_t(i)] = adaptive_->mode_ns()[i];
-  }
+  if (adaptive_) adaptive_->mode_ns(out.data());
   return out;
 }
 
