@@ -28,12 +28,16 @@ READAHEAD_PATTERNS = ("randread", "read")
 READAHEAD_MODES = ("auto", "on", "off")
 SPLIT_QUEUES = ("shared", "split_rw")
 
-# The claims' thresholds.
+# The claims' rules (hybridio.stats.Rule) and the figures they rest on.
 PRIORITY_RATIO = 2.0
+PRIORITY = stats.superior(PRIORITY_RATIO - 1)  # the high job's IOPS over each other job's
 PRIORITY_SPREAD = 0.10
+EVEN = stats.non_inferior(PRIORITY_SPREAD, lower_is_better=True)  # the jobs' max / min IOPS against even
 REACH = 0.95  # a fixed period "reaches" the best when its IOPS >= REACH x best
+AUTO_IOPS = stats.non_inferior(1 - REACH)  # auto's IOPS against the best fixed period's
 AUTO_CPU = 1.25  # auto may spend up to this x the cheapest CPU among those that reach the best
-READAHEAD_AUTO = 0.95
+AUTO_CPU_RULE = stats.non_inferior(AUTO_CPU - 1, lower_is_better=True)
+READAHEAD = stats.non_inferior(stats.RATE_MARGIN)  # auto read-ahead's IOPS against the better of on and off
 EPS = 1e-9  # relative slack so that a figure exactly on a threshold counts as meeting it
 
 
@@ -112,10 +116,10 @@ def repeat_ratios(reps, num, den, figure):
     return [ratio(rep[num].get(figure), rep[den].get(figure)) for rep in reps if num in rep and den in rep]
 
 
-def judged(cid, text, ratios, threshold, measured, below=False):
+def judged(cid, text, ratios, rule, measured):
     """A claim judged on its per-repeat ratios (hybridio.stats.claim), with the medians it was drawn from."""
     ratios = [r for r in ratios if r is not None]
-    c = stats.claim(cid, text, ratios, threshold, below)
+    c = stats.claim(cid, text, ratios, rule)
     c["measured"] = measured
     return c
 
@@ -164,13 +168,13 @@ def priority_claims(on_rounds, high, off_rounds):
             "priority-high",
             f"with priority, the high job's IOPS >= {PRIORITY_RATIO:g} x each other job's",
             ratios,
-            PRIORITY_RATIO,
+            PRIORITY,
             {"high_iops": med_on.get(high), "max_other_iops": max(others)},
         )
         claims.append(c)
         said.append(
             f"Priority: the high-priority job got {c['interval_text']}x the IOPS of the busiest other job "
-            f"(claim: >= {PRIORITY_RATIO:g}x): {stats.STATE_WORDS[c['state']]}."
+            f"(claim: {PRIORITY.words()}): {stats.STATE_WORDS[c['state']]}."
         )
     else:
         said.append("Priority: the run with priority is missing, so its claim is not judged.")
@@ -180,16 +184,15 @@ def priority_claims(on_rounds, high, off_rounds):
         c = judged(
             "priority-off-even",
             f"without priority, the {len(vals)} jobs' IOPS are within "
-            f"{PRIORITY_SPREAD:.0%} of each other (max / min < {1 + PRIORITY_SPREAD:g})",
+            f"{PRIORITY_SPREAD:.0%} of each other (max / min <= {1 + PRIORITY_SPREAD:g})",
             spreads,
-            1 + PRIORITY_SPREAD,
+            EVEN,
             {"min_iops": min(vals), "max_iops": max(vals)},
-            below=True,
         )
         claims.append(c)
         said.append(
             f"Without priority the busiest of the {len(vals)} jobs got {c['interval_text']}x the IOPS of "
-            f"the least busy (claim: < {1 + PRIORITY_SPREAD:g}x): {stats.STATE_WORDS[c['state']]}."
+            f"the least busy (claim: {EVEN.words()}): {stats.STATE_WORDS[c['state']]}."
         )
     else:
         said.append("Priority: the run without priority is missing, so its claim is not judged.")
@@ -389,21 +392,23 @@ def _poll_period(results):
             f"poll-{target}-{bs}-iops",
             "IOPS",
             repeat_ratios(reps, key["auto"], key[r["best_period_us"]], "iops"),
-            REACH,
+            AUTO_IOPS,
             measured,
         )
         cpu = judged(
             f"poll-{target}-{bs}-cpu",
             "CPU",
             repeat_ratios(reps, key["auto"], key[r["floor_period_us"]], "cpu_pct"),
-            AUTO_CPU,
+            AUTO_CPU_RULE,
             measured,
-            below=True,
         )
         c = {
             "id": f"poll-{target}-{bs}",
+            **AUTO_IOPS.as_dict(),
+            "rule": f"IOPS {AUTO_IOPS.words()}, CPU {AUTO_CPU_RULE.words()}",
+            "cpu_rule": AUTO_CPU_RULE.as_dict(),
             "state": stats.worst_state([iops["state"], cpu["state"]]),
-            "text": f"{where}: auto gets >= {REACH:.0%} of the best fixed period's IOPS at < {AUTO_CPU:g} x the "
+            "text": f"{where}: auto gets >= {REACH:.0%} of the best fixed period's IOPS at <= {AUTO_CPU:g} x the "
             f"least CPU of the periods that reach {REACH:.0%} of it",
             "interval": iops["interval"],
             "cpu_interval": cpu["interval"],
@@ -417,7 +422,8 @@ def _poll_period(results):
             f"({_k(r['best_iops'])} IOPS); those within {1 - REACH:.0%} of it need at least "
             f"{_fx(r['cpu_floor'])}% CPU ({_period_label(r['floor_period_us'])}); auto (mean period "
             f"{_fx(r.get('auto_period_us_mean'))} µs) got {iops['interval_text']}x the IOPS of the best at "
-            f"{cpu['interval_text']}x the CPU of the cheapest (claim: >= {REACH:g}x and < {AUTO_CPU:g}x): "
+            f"{cpu['interval_text']}x the CPU of the cheapest (claim: IOPS {AUTO_IOPS.words()}, CPU "
+            f"{AUTO_CPU_RULE.words()}): "
             f"{stats.STATE_WORDS[c['state']]}."
         )
     return _finding(
@@ -537,15 +543,15 @@ def _readahead(results):
         auto, best = keys[(rw, "auto")], keys[(rw, r["better_of_on_off"])]
         c = judged(
             f"readahead-{rw}",
-            f"{words}: auto's IOPS >= {READAHEAD_AUTO:g} x the better of on and off",
+            f"{words}: auto's IOPS is no worse than the better of on and off at {READAHEAD.margin:.0%}",
             repeat_ratios(reps, auto, best, "iops"),
-            READAHEAD_AUTO,
+            READAHEAD,
             {"ratio": r["ratio"], "better_of_on_off": r["better_of_on_off"]},
         )
         claims.append(c)
         said.append(
             f"Read-ahead, {words}: auto got {c['interval_text']}x the IOPS of the better of on and off "
-            f"({r['better_of_on_off']}) (claim: >= {READAHEAD_AUTO:g}x): {stats.STATE_WORDS[c['state']]}."
+            f"({r['better_of_on_off']}) (claim: {READAHEAD.words()}): {stats.STATE_WORDS[c['state']]}."
         )
     return _finding(
         [

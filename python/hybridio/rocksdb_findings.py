@@ -30,11 +30,14 @@ ADAPTIVE_OBJECTIVES = {"hybridio-adaptive": "shared", "hybridio-adaptive-own": "
 RATIOS_DEGREE = 50  # the ratios experiment's contended degree, as in the thesis's Figure 17
 FULL_DEGREE = 100
 
-# The claims' thresholds.
-ADAPTIVE_REACH = 0.95  # adaptive's score >= this x the best configuration's in each cell of the sweep
-THREADS_REACH = 0.97  # with THREADS client threads, adaptive's ops/s >= this x the best's
+# The claims' rules (hybridio.stats.Rule).
+ADAPTIVE_RULE = stats.non_inferior(stats.RATE_MARGIN)  # adaptive's score against the best in each cell of the sweep
+THREADS_RULE = stats.non_inferior(0.03)  # with THREADS client threads, adaptive's ops/s against the best's
 HELPS, HURTS = 1.05, 0.95  # poll / interrupt ops/s: "helps" at or above HELPS, "hurts" below HURTS, else a tie
-POSIX_REACH = 1.0  # alone on the disk, the plugin's ops/s >= this x posix-direct's
+POLL_ALONE = stats.non_inferior(1 - HURTS)  # alone, poll's ops/s against interrupt's
+POLL_CONTENDED = stats.superior(1 - HURTS, lower_is_better=True)  # contended, poll's ops/s below interrupt's
+POSIX_OPS = stats.non_inferior(stats.RATE_MARGIN)  # alone on the disk, the plugin's ops/s against posix-direct's
+POSIX_CPU = stats.non_inferior(stats.RATE_MARGIN, lower_is_better=True)  # and its CPU per operation
 EPS = 1e-9  # relative slack: a figure exactly on a threshold meets it
 
 
@@ -208,7 +211,7 @@ def adaptive_claim(rows, config="hybridio-adaptive", records=()):
             means.setdefault(r["config"], []).append(v / bv)
         # Against the best of the others, round by round.
         rival = max(((r, v) for r, v in here if r["config"] != config), key=lambda x: x[1])[0]["config"]
-        st, iv = stats.decide(paired(records, workload, ratio, degree, config, rival, score), ADAPTIVE_REACH)
+        st, iv = stats.decide(paired(records, workload, ratio, degree, config, rival, score), ADAPTIVE_RULE)
         judged.append(
             {
                 "workload": workload,
@@ -218,7 +221,7 @@ def adaptive_claim(rows, config="hybridio-adaptive", records=()):
                 "best": best["config"],
                 "best_score": bv,
                 "score": ad / bv,
-                "passed": _at_least(ad, ADAPTIVE_REACH * bv),
+                "passed": _at_least(ad, ADAPTIVE_RULE.threshold() * bv),
                 "rival": rival,
                 "state": st,
                 "interval": iv.as_dict() if iv else None,
@@ -226,13 +229,14 @@ def adaptive_claim(rows, config="hybridio-adaptive", records=()):
             }
         )
     text = (
-        f"{config} (objective {objective}): in every cell, its {what} >= {ADAPTIVE_REACH:g} x the best "
-        f"configuration's, and the highest mean over the cells"
+        f"{config} (objective {objective}): in every cell, its {what} is no worse than the best "
+        f"configuration's at {ADAPTIVE_RULE.margin:.0%}, and the highest mean over the cells"
     )
     if not judged:
         return {
             "id": config,
             "text": text,
+            **ADAPTIVE_RULE.as_dict(),
             "passed": None,
             "state": None,
             "cells": [],
@@ -251,7 +255,7 @@ def adaptive_claim(rows, config="hybridio-adaptive", records=()):
         if not c["passed"]
     )
     sentence = (
-        f"{config} (objective {objective}, scored by {what}) reached {ADAPTIVE_REACH:.0%} of the best in "
+        f"{config} (objective {objective}, scored by {what}) reached {ADAPTIVE_RULE.threshold():.0%} of the best in "
         f"{len(ok)} of {len(judged)} cells (lowest {worst['score']:.2f}, {worst['workload']} "
         f"{_where(worst['ratio'], worst['degree'])}, against {worst['best']}); mean "
         f"{mean.get(config, float('nan')):.3f}"
@@ -274,6 +278,8 @@ def adaptive_claim(rows, config="hybridio-adaptive", records=()):
     return {
         "id": config,
         "text": text,
+        **ADAPTIVE_RULE.as_dict(),
+        "rule": ADAPTIVE_RULE.words(),
         "passed": len(ok) == len(judged) and highest,
         "state": state,
         "cells": judged,
@@ -283,9 +289,10 @@ def adaptive_claim(rows, config="hybridio-adaptive", records=()):
 
 
 def threads_claim(rows, records=()):
-    """Claim 4: with THREADS client threads on every core, adaptive's ops/s
-    >= THREADS_REACH x the best configuration's, per workload; judged on the
-    runs (records) against the best other configuration round by round."""
+    """Claim 4: with THREADS client threads on every core, adaptive's ops/s is
+    no worse than the best configuration's (THREADS_RULE), per workload;
+    judged on the runs (records) against the best other configuration round
+    by round."""
     judged = []
     for workload in sorted({r["workload"] for r in rows}):
         # The other objective's adaptive is no rival: the static configurations are.
@@ -299,14 +306,14 @@ def threads_claim(rows, records=()):
         rival = max((r for r in here if r is not ad), key=lambda r: r["ops_per_s"])["config"]
         st, iv = stats.decide(
             paired(records, workload, ad["ratio"], ad["degree"], "hybridio-adaptive", rival, lambda r: r["ops_per_s"]),
-            THREADS_REACH,
+            THREADS_RULE,
         )
         judged.append(
             {
                 "workload": workload,
                 "score": ad["ops_per_s"] / best["ops_per_s"],
                 "best": best["config"],
-                "passed": _at_least(ad["ops_per_s"], THREADS_REACH * best["ops_per_s"]),
+                "passed": _at_least(ad["ops_per_s"], THREADS_RULE.threshold() * best["ops_per_s"]),
                 "rival": rival,
                 "state": st,
                 "interval": iv.as_dict() if iv else None,
@@ -319,8 +326,10 @@ def threads_claim(rows, records=()):
     state = stats.worst_state(c["state"] for c in judged)
     return {
         "id": "threads",
-        "text": f"{THREADS} client threads on every core: hybridio-adaptive's ops/s >= "
-        f"{THREADS_REACH:g} x the best configuration's",
+        "text": f"{THREADS} client threads on every core: hybridio-adaptive's ops/s is no worse than the best "
+        f"configuration's at {THREADS_RULE.margin:.0%}",
+        **THREADS_RULE.as_dict(),
+        "rule": THREADS_RULE.words(),
         "passed": ok,
         "state": state,
         "cells": judged,
@@ -373,12 +382,14 @@ def poll_vs_interrupt(rows, sweep_ratio, records=()):
     contended = [t for t in table if t["degree"] >= 10]
     if alone:
         ok = all(_at_least(t["ops_ratio"], HURTS) for t in alone)
-        st = stats.worst_state(stats.decide(t["paired"], HURTS)[0] for t in alone)
+        st = stats.worst_state(stats.decide(t["paired"], POLL_ALONE)[0] for t in alone)
         claims.append(
             {
                 "id": "poll-alone",
-                "text": f"alone, hybridio-poll's ops/s >= {HURTS:g} x hybridio-interrupt's "
-                f"at every ratio (the thesis: polling wins or ties alone)",
+                "text": f"alone, hybridio-poll's ops/s is no worse than hybridio-interrupt's at "
+                f"{POLL_ALONE.margin:.0%} at every ratio (the thesis: polling wins or ties alone)",
+                **POLL_ALONE.as_dict(),
+                "rule": POLL_ALONE.words(),
                 "passed": ok,
                 "state": st,
             }
@@ -390,13 +401,15 @@ def poll_vs_interrupt(rows, sweep_ratio, records=()):
         )
     if contended:
         ok = all(t["ops_ratio"] < HURTS for t in contended)
-        st = stats.worst_state(stats.decide(t["paired"], HURTS, below=True)[0] for t in contended)
+        st = stats.worst_state(stats.decide(t["paired"], POLL_CONTENDED)[0] for t in contended)
         claims.append(
             {
                 "id": "poll-contended",
                 "text": f"from 10% interference on, hybridio-poll's ops/s < {HURTS:g} x "
                 f"hybridio-interrupt's in every cell (the thesis: 10% costs "
                 f"SPDK ~50%, Posix < 1%)",
+                **POLL_CONTENDED.as_dict(),
+                "rule": POLL_CONTENDED.words(),
                 "passed": ok,
                 "state": st,
             }
@@ -439,34 +452,36 @@ def posix_claims(rows, sweep_ratio, records=()):
             if not h or h["ops_per_s"] is None:
                 continue
             r = h["ops_per_s"] / p["ops_per_s"]
-            ok = _at_least(h["ops_per_s"], POSIX_REACH * p["ops_per_s"])
+            ok = _at_least(h["ops_per_s"], POSIX_OPS.threshold() * p["ops_per_s"])
             cpu_text = ""
             if cpu:
                 hc, pc = h.get("cpu_us_per_op"), p.get("cpu_us_per_op")
-                ok = ok and hc is not None and pc is not None and hc <= pc * (1 + EPS)
+                ok = ok and hc is not None and pc is not None and hc <= pc * POSIX_CPU.threshold() * (1 + EPS)
                 cpu_text = (
                     f", CPU {hc:.1f} against {pc:.1f} µs/op"
                     if hc is not None and pc is not None
                     else ", CPU per operation not measured"
                 )
-            text = f"{workload} alone: {config}'s ops/s >= {POSIX_REACH:g} x posix-direct's" + (
-                " at no more CPU per operation" if cpu else ""
+            text = f"{workload} alone: {config}'s ops/s is no worse than posix-direct's at {POSIX_OPS.margin:.0%}" + (
+                f", nor its CPU per operation at {POSIX_CPU.margin:.0%}" if cpu else ""
             )
             st, iv = stats.decide(
-                paired(records, workload, sweep_ratio, 0, config, "posix-direct", lambda x: x["ops_per_s"]), POSIX_REACH
+                paired(records, workload, sweep_ratio, 0, config, "posix-direct", lambda x: x["ops_per_s"]), POSIX_OPS
             )
             said = f"ops/s {stats.describe(iv)}"
             if cpu:
                 cst, civ = stats.decide(
-                    paired(records, workload, sweep_ratio, 0, "posix-direct", config, lambda x: x.get("cpu_us_per_op")),
-                    1.0,
+                    paired(records, workload, sweep_ratio, 0, config, "posix-direct", lambda x: x.get("cpu_us_per_op")),
+                    POSIX_CPU,
                 )
                 st = stats.worst_state([st, cst])
-                said += f", posix-direct's CPU per operation over ours {stats.describe(civ)}"
+                said += f", our CPU per operation over posix-direct's {stats.describe(civ)}"
             claims.append(
                 {
                     "id": f"{workload}-{config}-vs-posix",
                     "text": text,
+                    **POSIX_OPS.as_dict(),
+                    "rule": f"ops/s {POSIX_OPS.words()}" + (f", CPU {POSIX_CPU.words()}" if cpu else ""),
                     "passed": ok,
                     "ratio": r,
                     "state": st,

@@ -43,7 +43,7 @@ from .pagecache import MIB, PageCacheLimit
 from .rocksdb_findings import (
     FIGURES,
     ADAPTIVE_OBJECTIVES,
-    ADAPTIVE_REACH,
+    ADAPTIVE_RULE,
     CONFIGS,
     DEVICES,
     FULL_DEGREE,
@@ -679,7 +679,7 @@ def next_cell(found, cells, runtime, remaining_s):
 
     return rounds.next_to_resolve(
         (
-            (key, c, ADAPTIVE_REACH, estimate_s(len(configs(key)), runtime))
+            (key, c, ADAPTIVE_RULE.threshold(), estimate_s(len(configs(key)), runtime))
             for claim in found["claims"]
             if claim["id"] in ADAPTIVE_OBJECTIVES
             for c in claim.get("cells", [])

@@ -17,9 +17,24 @@ rate is multiplicative. Its 95% interval:
   covers as often as it says without assuming normal noise.
 
 A single figure (IOPS, latency) is quoted as the median over its rounds,
-with the same interval for its centre. A claim "ratio >= threshold" is met
-when the whole interval clears the threshold, not met when the whole of it
-falls short, and unresolved when it straddles the threshold. Two
+with the same interval for its centre.
+
+Every claim on a ratio (ours / the rival's) has a kind and a margin, fixed
+before measuring (a Rule; docs/study.md, "Claims"):
+
+- superiority: ours is better by at least the margin (the stated gain; 0:
+  simply better), met when the whole interval lies beyond 1 + margin;
+- non_inferiority: ours is no worse than the rival by more than the margin,
+  met when the whole interval lies beyond 1 - margin (one side of TOST,
+  Schuirmann 1987);
+- equivalence: the two are equal within the margin, met when the whole
+  interval lies inside [1 - margin, 1 + margin] (both sides of TOST).
+
+"Beyond" is above for a measure where more is better (IOPS, progress) and
+below for one where less is (CPU or instructions per I/O, a spread): there
+the bounds are 1 - margin and 1 + margin. A claim is not met when the whole
+interval lies on the wrong side of its bound (outside the band, for
+equivalence) and unresolved when the interval reaches over one. Two
 configurations are ranked only where the 97.5% interval of their ratio
 clears 1 by more than the noise band (1%, as Criterion.rs's noise
 threshold): between two identical ones a winner is named in at most 2.5%
@@ -42,6 +57,16 @@ STARVED = 1e-3  # a figure of 0 against a positive one counts as this share of i
 
 MET, NOT_MET, UNRESOLVED = "met", "not_met", "unresolved"
 STATE_WORDS = {MET: "met", NOT_MET: "NOT met", UNRESOLVED: "unresolved"}
+
+SUPERIORITY, NON_INFERIORITY, EQUIVALENCE = "superiority", "non_inferiority", "equivalence"
+KINDS = (SUPERIORITY, NON_INFERIORITY, EQUIVALENCE)
+# The parity margins (docs/study.md, "Claims"). A count per I/O (instructions,
+# system calls) repeats within 0.1% from run to run, so 3% is a real cost of
+# the layer and not noise; a rate on this machine has a per-round sd of log
+# 0.08-0.10, where 5% is the smallest difference a few hundred rounds can
+# resolve and about the least a user would change tools for.
+COUNT_MARGIN = 0.03
+RATE_MARGIN = 0.05
 
 
 @functools.lru_cache(maxsize=None)
@@ -141,21 +166,9 @@ def figure_interval(values, seed=0):
     return Interval(med, min(lo, med), max(hi, med), len(xs), how)
 
 
-def judge(interval, threshold):
-    """met / not_met / unresolved for the claim "ratio >= threshold"."""
-    if interval.n < 2:
-        return UNRESOLVED
-    if interval.low >= threshold:
-        return MET
-    if interval.high < threshold:
-        return NOT_MET
-    return UNRESOLVED
-
-
-def judge_within(interval, low, high):
-    """met / not_met / unresolved for the claim "low <= ratio <= high": met
-    when the whole interval lies inside, not met when the whole of it lies
-    outside, unresolved when it reaches over an edge."""
+def _judge_band(interval, low, high):
+    """met when the whole interval lies inside [low, high], not met when the
+    whole of it lies outside, unresolved when it reaches over an edge."""
     if interval.n < 2:
         return UNRESOLVED
     if low <= interval.low and interval.high <= high:
@@ -165,27 +178,92 @@ def judge_within(interval, low, high):
     return UNRESOLVED
 
 
-def decide(ratios, threshold, below=False):
-    """(state, interval) of the claim "ratio >= threshold" (or "< threshold"
-    with below) from per-round ratios; unresolved and None without any."""
+@dataclass(frozen=True)
+class Rule:
+    """What a claim says of a ratio ours / the rival's: its kind, its margin
+    and whether more or less of the measure is better (module docstring)."""
+
+    kind: str
+    margin: float
+    lower_is_better: bool = False
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"a claim's kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
+        if not (self.margin >= 0 and (self.kind == SUPERIORITY or self.margin < 1)):
+            raise ValueError(f"a {self.kind} margin must be in [0, 1), got {self.margin!r}")
+
+    @property
+    def band(self):
+        """(low, high): where the whole interval must lie for the claim to be met."""
+        m, inf = self.margin, math.inf
+        if self.kind == EQUIVALENCE:
+            return 1 - m, 1 + m
+        edge = 1 + m if self.kind == SUPERIORITY else 1 - m
+        if self.lower_is_better:
+            return 0.0, 2 - edge
+        return edge, inf
+
+    def threshold(self, interval=None):
+        """The bound that decides the claim: for equivalence, the edge nearer the estimate."""
+        low, high = self.band
+        if self.kind == EQUIVALENCE:
+            return low if interval is None or interval.value < 1 else high
+        return high if self.lower_is_better else low
+
+    def judge(self, interval):
+        """met / not_met / unresolved."""
+        return _judge_band(interval, *self.band)
+
+    def words(self):
+        """The rule in words: "non-inferiority at 5% (>= 0.95)"."""
+        low, high = self.band
+        if self.kind == EQUIVALENCE:
+            return f"equivalence within {self.margin:.0%} (in [{low:.2f}, {high:.2f}])"
+        name = "superiority" if self.kind == SUPERIORITY else "non-inferiority"
+        at = f" by {self.margin:.0%}" if self.kind == SUPERIORITY else f" at {self.margin:.0%}"
+        at = "" if self.kind == SUPERIORITY and not self.margin else at
+        return f"{name}{at} ({'<=' if self.lower_is_better else '>='} {self.threshold():.2f})"
+
+    def as_dict(self):
+        return {"kind": self.kind, "margin": self.margin, "better": "lower" if self.lower_is_better else "higher"}
+
+
+def superior(gain=0.0, lower_is_better=False):
+    """Ours is better than the rival by at least gain."""
+    return Rule(SUPERIORITY, gain, lower_is_better)
+
+
+def non_inferior(margin=RATE_MARGIN, lower_is_better=False):
+    """Ours is no worse than the rival by more than margin."""
+    return Rule(NON_INFERIORITY, margin, lower_is_better)
+
+
+def equivalent(margin=RATE_MARGIN):
+    """Ours and the rival's are equal within margin."""
+    return Rule(EQUIVALENCE, margin)
+
+
+def decide(ratios, rule):
+    """(state, interval) of a claim from per-round ratios ours / the rival's;
+    unresolved and None without any."""
     if not ratios:
         return UNRESOLVED, None
     iv = ratio_interval(ratios)
-    st = judge(iv, threshold)
-    if below:
-        st = {MET: NOT_MET, NOT_MET: MET}.get(st, st)
-    return st, iv
+    return rule.judge(iv), iv
 
 
-def claim(cid, text, ratios, threshold, below=False):
-    """A claim on per-round ratios, "ratio >= threshold" (or "< threshold"
-    with below): its id, text, state, threshold and interval."""
-    st, iv = decide(ratios, threshold, below)
+def claim(cid, text, ratios, rule):
+    """A claim on per-round ratios: its id, text, kind, margin, state, the
+    bound that decides it (threshold) and its interval."""
+    st, iv = decide(ratios, rule)
     return {
         "id": cid,
         "text": text,
+        **rule.as_dict(),
+        "rule": rule.words(),
         "state": st,
-        "threshold": threshold,
+        "threshold": rule.threshold(iv),
         "interval": iv.as_dict() if iv else None,
         "interval_text": describe(iv),
     }

@@ -16,7 +16,9 @@ import statistics
 
 from . import stats
 
-ADAPTIVE_REACH = 0.95  # adaptive's score >= this x the best static strategy's at each load
+# Adaptive against the best static strategy at each load: no worse than it at
+# the parity margin for rates.
+ADAPTIVE_RULE = stats.non_inferior(stats.RATE_MARGIN)
 
 
 def score(row, best_solo_iops):
@@ -267,7 +269,7 @@ def paired_verdict(runs, corunner_alone, target, progress="corunner_ops_per_s"):
                     "poll-beats-interrupt-alone",
                     "alone, poll's IOPS >= interrupt's",
                     _pairs(scores, "poll", "interrupt", 0, 1),
-                    1.0,
+                    stats.superior(),
                 ),
                 load=0,
                 compared=["poll", "interrupt"],
@@ -281,8 +283,7 @@ def paired_verdict(runs, corunner_alone, target, progress="corunner_ops_per_s"):
                     "poll-starves-corunner",
                     f"at {top}% load, the co-runner gets less beside poll than beside interrupt",
                     _pairs(scores, "poll", "interrupt", top, 2),
-                    1.0,
-                    below=True,
+                    stats.superior(lower_is_better=True),
                 ),
                 load=top,
                 compared=["poll", "interrupt"],
@@ -296,14 +297,16 @@ def paired_verdict(runs, corunner_alone, target, progress="corunner_ops_per_s"):
         best = max(rivals, key=lambda st: _mean_score(scores, st, ld))
         c = stats.claim(
             f"adaptive-{ld}",
-            f"{'alone' if not ld else f'at {ld}% load'}, adaptive's score >= "
-            f"{ADAPTIVE_REACH:g} x the best static strategy's ({best})",
+            f"{'alone' if not ld else f'at {ld}% load'}, adaptive's score is no worse than the best static "
+            f"strategy's ({best}) at {ADAPTIVE_RULE.margin:.0%}",
             _pairs(scores, "adaptive", best, ld),
-            ADAPTIVE_REACH,
+            ADAPTIVE_RULE,
         )
         claims.append(dict(c, load=ld, best_static=best, compared=["adaptive", best]))
     for c in claims:
-        said.append(f"{c['text'][0].upper()}{c['text'][1:]}: {c['interval_text']}, {stats.STATE_WORDS[c['state']]}.")
+        said.append(
+            f"{c['text'][0].upper()}{c['text'][1:]}: {c['interval_text']}, {c['rule']}: {stats.STATE_WORDS[c['state']]}."
+        )
     counts = {k: sum(c["state"] == k for c in claims) for k in (stats.MET, stats.NOT_MET, stats.UNRESOLVED)}
     return {"claims": claims, "winners": winners, "poll_rank": poll_rank, "counts": counts, "sentences": said}
 

@@ -223,7 +223,8 @@ def test_bursty_verdicts_as_claims():
     ]
     rows = bursty.summarize(res, ["t"], [50])
     (c,) = bursty.claims(rows, "t")
-    assert c["id"] == "bursty-50-adaptive" and c["load"] is None and c["threshold"] == 1.0
+    assert c["id"] == "bursty-50-adaptive" and c["load"] is None
+    assert (c["kind"], c["margin"], c["threshold"]) == ("non_inferiority", 0.05, 0.95)
     assert c["state"] == "met" and c["interval"]["n"] == 3 and c["interval"]["ci95_low"] > 1.0
     assert "50 ms on / 50 ms off" in c["text"]
     assert c["compared"] == ["adaptive", "poll"]  # poll's shared score is the better static one

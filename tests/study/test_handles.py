@@ -148,8 +148,8 @@ def test_priority_ratio_and_evenness_on_each_repeat():
     assert ratio["measured"] == {"high_iops": 500.0, "max_other_iops": 100.0}
     assert even["state"] == "not_met" and even["interval"]["value"] == pytest.approx(1.15, rel=0.01)
     text = " ".join(f["sentences"])
-    assert "x the IOPS of the busiest other job (claim: >= 2x): met." in text
-    assert "(claim: < 1.1x): NOT met." in text
+    assert "x the IOPS of the busiest other job (claim: superiority by 100% (>= 2.00)): met." in text
+    assert "(claim: non-inferiority at 10% (<= 1.10)): NOT met." in text
 
 
 def test_priority_claims_from_repeats():

@@ -104,6 +104,10 @@ def test_outputs(study_out):
         f"bursty-{b}-{s}" for b in (50, 0) for s in ("adaptive", "adaptive-own")
     }
     assert all(c["state"] in ("met", "not_met", "unresolved") for c in v["claims"])
+    # ...and its kind and margin: what it says of the ratio, stated before measuring.
+    kinds = {c["id"]: (c["kind"], c["margin"]) for c in v["claims"]}
+    assert kinds["poll-beats-interrupt-alone"] == ("superiority", 0.0)
+    assert all(kinds[f"bursty-{b}-adaptive"] == ("non_inferiority", 0.05) for b in (50, 0))
     # The budget's extra rounds go to unresolved claims, bursty ones too, and
     # each adds a round to the claims of its group.
     extra = v["extra_rounds"]

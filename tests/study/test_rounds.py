@@ -83,6 +83,9 @@ def test_nothing_unresolved_nothing_to_repeat():
     assert rounds.next_to_resolve([], 60) is None
 
 
+RULE = stats.non_inferior(0.05)
+
+
 @pytest.mark.parametrize("true_ratio, spread, extra", [(0.99, 0.05, 3), (1.0, 0.08, 8), (0.97, 0.03, 5)])
 def test_the_projected_chance_matches_how_often_more_rounds_resolve(true_ratio, spread, extra):
     # Simulated studies: 3 rounds, then `extra` more. The projection from the
@@ -93,11 +96,11 @@ def test_the_projected_chance_matches_how_often_more_rounds_resolve(true_ratio, 
     for _ in range(1500):
         logs = [math.log(true_ratio) + rng.gauss(0, spread) for _ in range(3 + extra)]
         first = stats.ratio_interval([math.exp(x) for x in logs[:3]])
-        if stats.judge(first, 0.95) != stats.UNRESOLVED:
+        if RULE.judge(first) != stats.UNRESOLVED:
             continue
         tried += 1
         predicted += rounds.chance(first, 0.95, extra)
-        decided += stats.judge(stats.ratio_interval([math.exp(x) for x in logs]), 0.95) != stats.UNRESOLVED
+        decided += RULE.judge(stats.ratio_interval([math.exp(x) for x in logs])) != stats.UNRESOLVED
     assert tried > 300
     assert predicted / tried == pytest.approx(decided / tried, abs=0.12)
 

@@ -56,28 +56,70 @@ def test_a_clear_lead_is_ranked():
     assert stats.rank([1.3]) == "tie"  # one round decides nothing
 
 
-def test_verdicts_read_the_whole_interval():
-    assert stats.judge(stats.Interval(1.10, 1.02, 1.18, 5, "t"), 0.95) == stats.MET
-    assert stats.judge(stats.Interval(0.80, 0.70, 0.90, 5, "t"), 0.95) == stats.NOT_MET
-    assert stats.judge(stats.Interval(0.96, 0.90, 1.02, 5, "t"), 0.95) == stats.UNRESOLVED
-    # On the threshold counts as meeting it.
-    assert stats.judge(stats.Interval(1.0, 0.95, 1.05, 5, "t"), 0.95) == stats.MET
-    # One round has no interval: nothing is decided from it.
-    assert stats.judge(stats.Interval(2.0, 2.0, 2.0, 1, "single"), 0.95) == stats.UNRESOLVED
+def iv(low, high, n=5):
+    return stats.Interval((low + high) / 2, low, high, n, "t")
 
 
-def test_a_band_is_met_only_from_inside_it():
-    def within(low, high, n=5):
-        return stats.judge_within(stats.Interval((low + high) / 2, low, high, n, "t"), 0.95, 1.05)
+# Each kind's three outcomes, with the interval's deciding end just inside,
+# exactly on and just outside its bound (margin 5%: bounds 0.95 and 1.05).
+@pytest.mark.parametrize(
+    "rule, low, high, state",
+    [
+        # superiority by 5%: the whole interval at or above 1.05
+        (stats.superior(0.05), 1.05, 1.20, stats.MET),
+        (stats.superior(0.05), 1.049, 1.20, stats.UNRESOLVED),
+        (stats.superior(0.05), 0.90, 1.049, stats.NOT_MET),
+        # superiority with no stated gain: simply above 1
+        (stats.superior(), 1.0, 1.1, stats.MET),
+        (stats.superior(), 0.99, 1.1, stats.UNRESOLVED),
+        (stats.superior(), 0.9, 0.999, stats.NOT_MET),
+        # non-inferiority at 5%: the whole interval at or above 0.95
+        (stats.non_inferior(0.05), 0.95, 1.02, stats.MET),
+        (stats.non_inferior(0.05), 0.949, 1.02, stats.UNRESOLVED),
+        (stats.non_inferior(0.05), 0.90, 0.949, stats.NOT_MET),
+        # equivalence within 5%: the whole interval inside [0.95, 1.05]
+        (stats.equivalent(0.05), 0.95, 1.05, stats.MET),
+        (stats.equivalent(0.05), 0.97, 1.051, stats.UNRESOLVED),
+        (stats.equivalent(0.05), 0.949, 1.03, stats.UNRESOLVED),
+        (stats.equivalent(0.05), 1.051, 1.10, stats.NOT_MET),
+        (stats.equivalent(0.05), 0.85, 0.949, stats.NOT_MET),
+        # less is better (CPU per I/O): the bounds mirror around 1
+        (stats.non_inferior(0.03, lower_is_better=True), 0.90, 1.03, stats.MET),
+        (stats.non_inferior(0.03, lower_is_better=True), 0.90, 1.031, stats.UNRESOLVED),
+        (stats.non_inferior(0.03, lower_is_better=True), 1.031, 1.10, stats.NOT_MET),
+        (stats.superior(0.05, lower_is_better=True), 0.80, 0.95, stats.MET),
+        (stats.superior(0.05, lower_is_better=True), 0.80, 0.951, stats.UNRESOLVED),
+        (stats.superior(0.05, lower_is_better=True), 0.951, 1.10, stats.NOT_MET),
+    ],
+)
+def test_each_kind_decides_at_its_bound(rule, low, high, state):
+    assert rule.judge(iv(low, high)) == state
 
-    assert within(0.97, 1.03) == stats.MET
-    assert within(0.95, 1.05) == stats.MET
-    assert within(1.02, 1.08) == stats.UNRESOLVED
-    assert within(0.90, 0.97) == stats.UNRESOLVED
-    assert within(0.80, 1.20) == stats.UNRESOLVED
-    assert within(1.06, 1.10) == stats.NOT_MET
-    assert within(0.85, 0.94) == stats.NOT_MET
-    assert within(1.0, 1.0, n=1) == stats.UNRESOLVED
+
+@pytest.mark.parametrize("rule", [stats.superior(0.05), stats.non_inferior(0.05), stats.equivalent(0.05)])
+def test_one_round_decides_nothing(rule):
+    assert rule.judge(iv(1.0, 1.0, n=1)) == stats.UNRESOLVED
+
+
+def test_a_rule_refuses_an_unknown_kind_or_a_bad_margin():
+    with pytest.raises(ValueError, match="'parity'"):
+        stats.Rule("parity", 0.05)
+    with pytest.raises(ValueError, match="-0.01"):
+        stats.non_inferior(-0.01)
+    with pytest.raises(ValueError, match="1.5"):
+        stats.equivalent(1.5)
+    assert stats.superior(1.0).band[0] == 2.0  # a gain may be larger than the whole: "at least twice"
+
+
+def test_a_claim_carries_its_kind_margin_and_bound():
+    c = stats.claim("x", "ours against theirs", [0.99, 1.01, 1.0, 0.98], stats.non_inferior(stats.RATE_MARGIN))
+    assert (c["kind"], c["margin"], c["better"], c["threshold"]) == ("non_inferiority", 0.05, "higher", 0.95)
+    assert c["state"] == stats.MET and "non-inferiority at 5% (>= 0.95)" == c["rule"]
+    c = stats.claim("y", "CPU per I/O", [1.0, 1.01], stats.non_inferior(stats.COUNT_MARGIN, lower_is_better=True))
+    assert (c["better"], c["threshold"]) == ("lower", pytest.approx(1.03))
+    e = stats.equivalent(0.05)
+    assert e.threshold(iv(0.9, 0.99)) == 0.95 and e.threshold(iv(1.01, 1.1)) == 1.05
+    assert stats.claim("z", "no rounds", [], e)["state"] == stats.UNRESOLVED
 
 
 def test_the_interval_narrows_with_rounds():
