@@ -10,8 +10,10 @@ taken within a round and summarised by their geometric mean with its 95%
 interval (hybridio.stats):
 - hybridio interrupt / io_uring, in IOPS and in CPU per I/O;
 - hybridio poll / the better of the two io_uring jobs of the round.
-Prints a Markdown table (docs/benchmarks.md) and writes the job file and
-fio's JSON.
+Each is a non-inferiority claim at the parity margin for rates (5%: less IOPS
+or more CPU per I/O by at most that much). Prints a Markdown table
+(docs/benchmarks.md) and writes the job file, fio's JSON and the claims
+(with their kind and margin) beside it.
 """
 
 import argparse
@@ -26,7 +28,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))
-from hybridio.stats import STATE_WORDS, judge, ratio_interval  # noqa: E402
+from hybridio import stats  # noqa: E402
 
 CONFIGS = {
     "uring": ["ioengine=io_uring"],
@@ -35,11 +37,23 @@ CONFIGS = {
     "hio-poll": ["ioengine=external:{engine}", "hio_completion=poll"],
 }
 
-# (claim, threshold, its ratio from one round's figures by config: (IOPS, CPU us per I/O))
+# (claim, its rule, its ratio from one round's figures by config: (IOPS, CPU us per I/O))
 CLAIMS = [
-    ("hybridio interrupt / io_uring, IOPS", 0.98, lambda f: f["hio-interrupt"][0] / f["uring"][0]),
-    ("io_uring / hybridio interrupt, CPU per I/O", 1.0, lambda f: f["uring"][1] / f["hio-interrupt"][1]),
-    ("hybridio poll / best io_uring, IOPS", 1.0, lambda f: f["hio-poll"][0] / max(f["uring"][0], f["uring-poll"][0])),
+    (
+        "hybridio interrupt / io_uring, IOPS",
+        stats.non_inferior(stats.RATE_MARGIN),
+        lambda f: f["hio-interrupt"][0] / f["uring"][0],
+    ),
+    (
+        "hybridio interrupt / io_uring, CPU per I/O",
+        stats.non_inferior(stats.RATE_MARGIN, lower_is_better=True),
+        lambda f: f["hio-interrupt"][1] / f["uring"][1],
+    ),
+    (
+        "hybridio poll / best io_uring, IOPS",
+        stats.non_inferior(stats.RATE_MARGIN),
+        lambda f: f["hio-poll"][0] / max(f["uring"][0], f["uring-poll"][0]),
+    ),
 ]
 
 
@@ -114,16 +128,20 @@ def main():
     for job in out["jobs"]:
         r, qd, c = job["jobname"].split("-", 2)
         got[(int(r[1:]), int(qd[2:]), c)] = figures(job)
-    print("| QD | claim | ratio [95% interval] | verdict |")
-    print("|---:|---|---|---|")
+    print("| QD | claim | kind, margin | ratio [95% interval] | verdict |")
+    print("|---:|---|---|---|---|")
+    claims = []
     for qd in a.iodepths:
         rounds = [{c: got[(r, qd, c)] for c in CONFIGS} for r in range(a.rounds)]
-        for claim, threshold, ratio in CLAIMS:
-            iv = ratio_interval([ratio(f) for f in rounds])
-            print(f"| {qd} | {claim} (>= {threshold:.2f}) | {iv.text(3)} | {STATE_WORDS[judge(iv, threshold)]} |")
+        for text, rule, ratio in CLAIMS:
+            c = stats.claim(f"qd{qd}-{text}", f"QD{qd}: {text}", [ratio(f) for f in rounds], rule)
+            claims.append(c)
+            print(f"| {qd} | {text} | {rule.words()} | {c['interval_text']} | {stats.STATE_WORDS[c['state']]} |")
         med = {c: statistics.median(f[c][0] for f in rounds) for c in CONFIGS}
         print("|  | median IOPS | " + ", ".join(f"{c} {v:,.0f}" for c, v in med.items()) + " | |")
-    print(f"fio's job file: {job_path}, its JSON: {out_path}", file=sys.stderr)
+    claims_path = out_path.with_suffix(".claims.json")
+    claims_path.write_text(json.dumps(claims, indent=1))
+    print(f"fio's job file: {job_path}, its JSON: {out_path}, the claims: {claims_path}", file=sys.stderr)
 
 
 if __name__ == "__main__":
