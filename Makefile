@@ -6,7 +6,7 @@ CMAKE_FLAGS ?=
 # The checkout's own virtual environment, made by scripts/deps.sh.
 PY := $(CURDIR)/.venv/bin/python
 
-.PHONY: deps build test unit lint format study strategies bench-fio bench-fio-engine bench-fio-instructions bench-study-drivers bench-adaptive bench-bursty bench-own-threads bench-handles bench-rocksdb sim-suite sim-validate sim-thesis sim-calibrate sim-scale traces clean
+.PHONY: deps build test unit lint format study strategies bench-fio bench-fio-engine bench-counts bench-study-drivers bench-adaptive bench-bursty bench-own-threads bench-handles bench-rocksdb sim-suite sim-validate sim-thesis sim-calibrate sim-scale traces clean
 
 # The README's two commands, `make study` and `make test`, install what they
 # need. Every other target installs nothing: it names what is missing and
@@ -74,12 +74,15 @@ bench-fio-engine:
 	cmake -S . -B $(BUILD) >/dev/null && ninja -C $(BUILD) hybridio-fio
 	$(PY) bench/fio_engine.py --engine $(BUILD)/plugins/fio/libhybridio-fio.so $(FIO_ENGINE_ARGS)
 
-# User-space instructions per I/O, fio's io_uring engine against the hybridio
-# engine on interrupts, counted by callgrind (about 1 min; docs/benchmarks.md).
-bench-fio-instructions:
+# What the layer costs per I/O, counted: instructions, system calls and
+# context switches of hio-bench and the fio engine against fio's io_uring and
+# psync, and of the RocksDB plugin against Posix on readrandom (about 10 min;
+# docs/benchmarks.md).
+bench-counts:
 	$(call ready,bench)
-	cmake -S . -B $(BUILD) >/dev/null && ninja -C $(BUILD) hybridio-fio
-	$(PY) bench/fio_instructions.py --engine $(BUILD)/plugins/fio/libhybridio-fio.so $(FIO_INSTRUCTIONS_ARGS)
+	cmake -S . -B $(BUILD) >/dev/null && ninja -C $(BUILD) hybridio-fio hybridio-rocksdb
+	$(PY) bench/io_counts.py --engine $(BUILD)/plugins/fio/libhybridio-fio.so --hio-bench $(BUILD)/hio-bench \
+		--db-bench db_bench --plugin $(BUILD)/plugins/rocksdb/libhybridio-rocksdb.so $(COUNTS_ARGS)
 
 # The study's co-runner matrix through hio-bench and through fio with the
 # engine, on the emulated SSDs: the same winners, IOPS within 5% (about 5 min).

@@ -17,11 +17,11 @@ case "$level" in
   build) ;;
   study) apt_pkgs+=(stress-ng rocksdb-tools) ;;
   test | all) apt_pkgs+=(libgtest-dev fio strace stress-ng chromium rocksdb-tools "${lint_pkgs[@]}") ;;
-  bench) apt_pkgs+=(fio stress-ng valgrind) ;;
+  bench) apt_pkgs+=(fio stress-ng valgrind linux-perf rocksdb-tools) ;;
   lint) apt_pkgs=("${lint_pkgs[@]}") ;;
   *) echo "deps.sh: unknown level '$level' (build, study, test, bench, lint, all)" >&2; exit 2 ;;
 esac
-[ "$level" = all ] && level=test
+[ "$level" = all ] && apt_pkgs+=(valgrind linux-perf) && level=test
 
 missing=()
 for p in "${apt_pkgs[@]}"; do
