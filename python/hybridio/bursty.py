@@ -287,9 +287,7 @@ def summarize(results, targets, bursts):
                 if ratios and row["versus_best"][s]:
                     row["versus_best"][s]["best_static"] = best
                     iv = stats.ratio_interval(ratios)
-                    row["versus_best"][s].update(
-                        iv.as_dict("gm_"), state=RULE.judge(iv), interval_text=iv.text(3)
-                    )
+                    row["versus_best"][s].update(iv.as_dict("gm_"), state=RULE.judge(iv), interval_text=iv.text(3))
             rows.append(row)
     return rows
 

@@ -341,11 +341,7 @@ int Handle::reap(hio_completion* out, unsigned max, unsigned min) {
 }
 
 int64_t Handle::sync_io(hio_op op, void* buf, uint32_t len, uint64_t offset) {
-  uint64_t tag;
-  {
-    std::lock_guard<std::mutex> g(mu_);
-    tag = kSyncTagBit | next_sync_tag_++;
-  }
+  uint64_t tag = kSyncTagBit | next_sync_tag_.fetch_add(1, std::memory_order_relaxed);
   hio_io io{op, 0, buf, len, offset, tag};
   if (int r = validate(io); r < 0) return r;
   // Without a cache or a completion thread, a lone read or write waited for

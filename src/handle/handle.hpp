@@ -95,11 +95,11 @@ class Handle : public PageWriter {
   Inbox inbox_;
   bool attached_ = false, closed_ = false;
 
-  std::mutex mu_;  // everything below
+  std::atomic<uint64_t> next_sync_tag_{0};  // taken without mu_: every synchronous call takes one
+  std::mutex mu_;                           // everything below
   std::deque<Ctx> ctx_;
   std::vector<uint32_t> free_;
   std::deque<hio_completion> stash_;  // completions a sync helper set aside
-  uint64_t next_sync_tag_ = 0;
   ReadAhead ra_;
   IoCounters io_;
   uint64_t hits_ = 0, misses_ = 0, ra_ios_ = 0, ra_pages_ = 0;

@@ -126,19 +126,20 @@ int Queue::validate(const hio_io& io) {
     return failf(EBADF, "%s: no target %d on this queue", op_name(io.op), io.target);
   const TargetInfo& t = targets_[size_t(io.target)];
   if (io.op == HIO_OP_FLUSH) return 0;
-  const char* op = op_name(io.op);
+  // The operation's name only where an error needs it: this runs for every command.
   if (io.len == 0 || !io.buf)
-    return failf(EINVAL, "%s at offset %llu of %s: empty buffer", op, (unsigned long long)io.offset, t.name.c_str());
+    return failf(EINVAL, "%s at offset %llu of %s: empty buffer", op_name(io.op), (unsigned long long)io.offset,
+                 t.name.c_str());
   if (t.direct || t.emulated) {
     const char* why = t.emulated ? "the emulated SSD's block size" : "O_DIRECT";
     if (io.offset % t.offset_align)
-      return failf(EINVAL, "%s at offset %llu of %s: offset is not a multiple of %u (%s)", op,
+      return failf(EINVAL, "%s at offset %llu of %s: offset is not a multiple of %u (%s)", op_name(io.op),
                    (unsigned long long)io.offset, t.name.c_str(), t.offset_align, why);
     if (io.len % t.offset_align)
-      return failf(EINVAL, "%s at offset %llu of %s: length %u is not a multiple of %u (%s)", op,
+      return failf(EINVAL, "%s at offset %llu of %s: length %u is not a multiple of %u (%s)", op_name(io.op),
                    (unsigned long long)io.offset, t.name.c_str(), io.len, t.offset_align, why);
     if (reinterpret_cast<uintptr_t>(io.buf) % t.mem_align)
-      return failf(EINVAL, "%s at offset %llu of %s: buffer %p is not aligned to %u bytes (%s)", op,
+      return failf(EINVAL, "%s at offset %llu of %s: buffer %p is not aligned to %u bytes (%s)", op_name(io.op),
                    (unsigned long long)io.offset, t.name.c_str(), io.buf, t.mem_align, why);
   }
   // A write may extend a regular file, and a read may cover its last,
@@ -148,7 +149,7 @@ int Queue::validate(const hio_io& io) {
   bool tail = reads_file_tail(io, t.growable, t.size);
   // Written so that offset + len cannot wrap around.
   if ((io.len > t.size || io.offset > t.size - io.len) && !tail && !(extends && io.offset <= UINT64_MAX - io.len))
-    return failf(EINVAL, "%s at offset %llu, length %u, of %s: past the end (size %llu)", op,
+    return failf(EINVAL, "%s at offset %llu, length %u, of %s: past the end (size %llu)", op_name(io.op),
                  (unsigned long long)io.offset, io.len, t.name.c_str(), (unsigned long long)t.size);
   return 0;
 }
