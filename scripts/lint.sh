@@ -8,7 +8,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${BUILD:-build}
 
-.venv/bin/python -m ruff check --quiet . && echo "lint: ruff found nothing"  # scripts/deps.sh lint makes .venv
+# scripts/deps.sh lint makes .venv
+.venv/bin/python -m ruff check --quiet . || {
+  echo "lint: ruff found the problems above" >&2
+  exit 1
+}
+echo "lint: ruff found nothing"
 .venv/bin/python -m ruff format --check --quiet . || {
   echo "lint: the Python files above are not formatted: make format" >&2
   exit 1
