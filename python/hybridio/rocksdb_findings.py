@@ -273,7 +273,7 @@ def adaptive_claim(rows, config="hybridio-adaptive", records=()):
             for c in judged
         )
         + f"; {counts[stats.MET]} met, {counts[stats.NOT_MET]} not met, {counts[stats.UNRESOLVED]} "
-        f"unresolved: {stats.STATE_WORDS[state]}."
+        f"unresolved; {ADAPTIVE_RULE.words()}: {stats.STATE_WORDS[state]}."
     )
     return {
         "id": config,
@@ -337,7 +337,7 @@ def threads_claim(rows, records=()):
         + ", ".join(f"{c['workload']} {c['score']:.2f} (best {c['best']})" for c in judged)
         + " by medians; paired by round against the best other configuration, "
         + ", ".join(f"{c['workload']} {c['interval_text']} ({stats.STATE_WORDS[c['state']]})" for c in judged)
-        + f": {stats.STATE_WORDS[state]}.",
+        + f"; {THREADS_RULE.words()}: {stats.STATE_WORDS[state]}.",
     }
 
 
@@ -397,7 +397,8 @@ def poll_vs_interrupt(rows, sweep_ratio, records=()):
         said.append(
             "Alone, poll / interrupt ops/s: "
             + ", ".join(f"{t['ops_ratio_text']} at {ratio_label(t['ratio'])}" for t in alone)
-            + f" (the thesis, SPDK / Posix: 2:1 ≈ equal, 5:1 +12%, 10:1 +48%): {stats.STATE_WORDS[st]}."
+            + f" (the thesis, SPDK / Posix: 2:1 ≈ equal, 5:1 +12%, 10:1 +48%); {POLL_ALONE.words()}: "
+            f"{stats.STATE_WORDS[st]}."
         )
     if contended:
         ok = all(t["ops_ratio"] < HURTS for t in contended)
@@ -417,7 +418,7 @@ def poll_vs_interrupt(rows, sweep_ratio, records=()):
         said.append(
             "With a co-runner at 10% or more, poll / interrupt ops/s: "
             + ", ".join(f"{t['ops_ratio_text']} at {_where(t['ratio'], t['degree'])}" for t in contended)
-            + f": {stats.STATE_WORDS[st]}."
+            + f"; {POLL_CONTENDED.words()}: {stats.STATE_WORDS[st]}."
         )
     sweep = sorted((t for t in table if t["ratio"] == sweep_ratio and t["degree"]), key=lambda t: t["degree"])
     crossover = None
@@ -488,7 +489,9 @@ def posix_claims(rows, sweep_ratio, records=()):
                     "interval": iv.as_dict() if iv else None,
                     "sentence": f"{workload} alone: {config} {h['ops_per_s']:,.0f} ops/s, posix-direct "
                     f"{p['ops_per_s']:,.0f} ({r:.2f}x{cpu_text}): {met(ok)}; paired by round, "
-                    f"{said}: {stats.STATE_WORDS[st]}.",
+                    f"{said}; ops/s {POSIX_OPS.words()}"
+                    + (f", CPU {POSIX_CPU.words()}" if cpu else "")
+                    + f": {stats.STATE_WORDS[st]}.",
                 }
             )
     return claims

@@ -305,7 +305,8 @@ def paired_verdict(runs, corunner_alone, target, progress="corunner_ops_per_s"):
         claims.append(dict(c, load=ld, best_static=best, compared=["adaptive", best]))
     for c in claims:
         said.append(
-            f"{c['text'][0].upper()}{c['text'][1:]}: {c['interval_text']}, {c['rule']}: {stats.STATE_WORDS[c['state']]}."
+            f"{c['text'][0].upper()}{c['text'][1:]}: {c['interval_text']}, {c['rule']}: "
+            f"{stats.STATE_WORDS[c['state']]}."
         )
     counts = {k: sum(c["state"] == k for c in claims) for k in (stats.MET, stats.NOT_MET, stats.UNRESOLVED)}
     return {"claims": claims, "winners": winners, "poll_rank": poll_rank, "counts": counts, "sentences": said}
