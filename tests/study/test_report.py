@@ -209,4 +209,6 @@ def test_report_verdicts_read_met_not_met_or_unresolved(study_out, tmp_path):
     states = re.findall(r'<td class="state-(\w+)">([^<]*)</td>', dom)
     assert len(states) == 6, dom[:2000]
     assert all(text == {"met": "met", "not_met": "not met", "unresolved": "unresolved"}[cls] for cls, text in states)
-    assert "Unresolved: the interval straddles the threshold" in dom
+    assert "Unresolved: the interval reaches over the bound" in dom
+    # Each claim's kind and margin stand beside its interval.
+    assert re.search(r"<td>(superiority|non-inferiority)[^<]*\((&gt;=|&lt;=) \d\.\d\d\)</td>", dom), dom[:2000]
