@@ -30,6 +30,7 @@ through hybridio's plugin on interrupts. Prints Markdown tables
 """
 
 import argparse
+import functools
 import json
 import os
 import re
@@ -214,7 +215,7 @@ def measure_rocksdb(a, db):
     for rep in range(a.repeats):
         for config, plugin in (("RocksDB Posix, direct reads", False), ("hybridio plugin, interrupt", True)):
             print(f"round {rep + 1} of {a.repeats}: db_bench readrandom, {config}", file=sys.stderr, flush=True)
-            cmd = lambda n, plugin=plugin: db_bench_cmd(a, db, n, plugin)  # noqa: E731
+            cmd = functools.partial(db_bench_cmd, a, db, plugin=plugin)
             add(got, config, per_io(cmd, cmd, DB_READS, DB_READS, a.cpu, env if plugin else None))
     return got
 

@@ -407,7 +407,6 @@ def claims(rows, target):
                     "load": None,
                     "burst_ms": row["burst_ms"],
                     **RULE.as_dict(),
-                    "rule": RULE.words(),
                     "state": v["state"],
                     "threshold": RULE.threshold(),
                     "compared": [s, v["best_static"]],

@@ -33,8 +33,8 @@ PRIORITY_RATIO = 2.0
 PRIORITY = stats.superior(PRIORITY_RATIO - 1)  # the high job's IOPS over each other job's
 PRIORITY_SPREAD = 0.10
 EVEN = stats.non_inferior(PRIORITY_SPREAD, lower_is_better=True)  # the jobs' max / min IOPS against even
-REACH = 0.95  # a fixed period "reaches" the best when its IOPS >= REACH x best
-AUTO_IOPS = stats.non_inferior(1 - REACH)  # auto's IOPS against the best fixed period's
+AUTO_IOPS = stats.non_inferior(0.05)  # auto's IOPS against the best fixed period's
+REACH = AUTO_IOPS.threshold()  # a fixed period "reaches" the best when its IOPS >= REACH x best
 AUTO_CPU = 1.25  # auto may spend up to this x the cheapest CPU among those that reach the best
 AUTO_CPU_RULE = stats.non_inferior(AUTO_CPU - 1, lower_is_better=True)
 READAHEAD = stats.non_inferior(stats.RATE_MARGIN)  # auto read-ahead's IOPS against the better of on and off

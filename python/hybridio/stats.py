@@ -196,13 +196,12 @@ class Rule:
     @property
     def band(self):
         """(low, high): where the whole interval must lie for the claim to be met."""
-        m, inf = self.margin, math.inf
+        m = self.margin
         if self.kind == EQUIVALENCE:
             return 1 - m, 1 + m
-        edge = 1 + m if self.kind == SUPERIORITY else 1 - m
-        if self.lower_is_better:
-            return 0.0, 2 - edge
-        return edge, inf
+        # How far beyond 1, the better way, the whole interval must lie.
+        beyond = m if self.kind == SUPERIORITY else -m
+        return (0.0, 1 - beyond) if self.lower_is_better else (1 + beyond, math.inf)
 
     def threshold(self, interval=None):
         """The bound that decides the claim: for equivalence, the edge nearer the estimate."""
@@ -220,13 +219,20 @@ class Rule:
         low, high = self.band
         if self.kind == EQUIVALENCE:
             return f"equivalence within {self.margin:.0%} (in [{low:.2f}, {high:.2f}])"
-        name = "superiority" if self.kind == SUPERIORITY else "non-inferiority"
-        at = f" by {self.margin:.0%}" if self.kind == SUPERIORITY else f" at {self.margin:.0%}"
-        at = "" if self.kind == SUPERIORITY and not self.margin else at
-        return f"{name}{at} ({'<=' if self.lower_is_better else '>='} {self.threshold():.2f})"
+        if self.kind == NON_INFERIORITY:
+            name = f"non-inferiority at {self.margin:.0%}"
+        else:
+            name = f"superiority by {self.margin:.0%}" if self.margin else "superiority"
+        return f"{name} ({'<=' if self.lower_is_better else '>='} {self.threshold():.2f})"
 
     def as_dict(self):
-        return {"kind": self.kind, "margin": self.margin, "better": "lower" if self.lower_is_better else "higher"}
+        """The rule as a claim's fields: kind, margin, which way is better, and in words."""
+        return {
+            "kind": self.kind,
+            "margin": self.margin,
+            "better": "lower" if self.lower_is_better else "higher",
+            "rule": self.words(),
+        }
 
 
 def superior(gain=0.0, lower_is_better=False):
@@ -261,7 +267,6 @@ def claim(cid, text, ratios, rule):
         "id": cid,
         "text": text,
         **rule.as_dict(),
-        "rule": rule.words(),
         "state": st,
         "threshold": rule.threshold(iv),
         "interval": iv.as_dict() if iv else None,
