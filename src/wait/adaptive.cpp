@@ -81,10 +81,7 @@ Mode Adaptive::begin_wait(uint64_t now) {
   } else if (following_) {
     // The lead just passed to this queue: its tick starts afresh, unmeasured.
     following_ = false;
-    tick_ = TickSample{};
-    tick_start_ = now;
-    tick_cpu_ = g.signals().thread_cpu_ns();
-    core0_ = g.counted(cpu_);
+    start_tick(now);
     settling_ = true;
     seen_ = g.neighbours(cpu_);
     tick_level_ = level_.update(now, level_others(seen_), waiting(seen_));
@@ -115,12 +112,16 @@ Mode Adaptive::begin_wait(uint64_t now) {
   return ran_;
 }
 
-void Adaptive::settled(uint64_t now) {
-  if (now > tick_start_) sleeps_per_s_ = double(tick_.sleeps) * 1e9 / double(now - tick_start_);
+void Adaptive::start_tick(uint64_t now) {
   tick_ = TickSample{};
   tick_start_ = now;
   tick_cpu_ = gov().signals().thread_cpu_ns();
   core0_ = gov().counted(cpu_);
+}
+
+void Adaptive::settled(uint64_t now) {
+  if (now > tick_start_) sleeps_per_s_ = double(tick_.sleeps) * 1e9 / double(now - tick_start_);
+  start_tick(now);
   settling_ = false;
 }
 

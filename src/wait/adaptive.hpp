@@ -68,6 +68,8 @@ class Adaptive {
   void end_tick(uint64_t now, const NeighbourView& seen, bool learn);
   // The first tick after a change of mode is over: measuring starts.
   void settled(uint64_t now);
+  // A new tick starts at now: its samples, its clocks and the core's count.
+  void start_tick(uint64_t now);
   // One line in the tick log (HIO_ADAPTIVE_TICKS) for the tick that just ended.
   void log_tick(uint64_t now, int level, uint64_t completions) const;
 
