@@ -177,9 +177,11 @@ def syscalls(tmp_path, *args):
 
 def test_at_depth_1_a_read_waited_for_by_interrupt_is_one_pread(engine, tmp_path):
     # Each command is waited for before the next: hybridio's synchronous
-    # read makes it one pread, where fio's io_uring engine enters twice
-    # (submit, then wait). fio times it as a sync engine's, so its
-    # completion latency is the read's and not a queued command's.
+    # read makes it one pread, where fio's io_uring engine enters to submit
+    # and again to wait unless the completion is already in its ring (so
+    # between one and two entries per read). fio times it as a sync
+    # engine's, so its completion latency is the read's and not a queued
+    # command's.
     ios = 1000
     job = ["--name=q", f"--filename={tmp_path / 'data'}", "--size=8m", "--rw=randread", "--bs=4k", "--direct=1"]
     job += ["--iodepth=1", f"--number_ios={ios}"]
@@ -187,7 +189,7 @@ def test_at_depth_1_a_read_waited_for_by_interrupt_is_one_pread(engine, tmp_path
     theirs, _ = syscalls(tmp_path, *job, "--ioengine=io_uring")
     assert ios <= ours.get("pread64", 0) <= 1.1 * ios, ours
     assert ours.get("io_uring_enter", 0) < 0.1 * ios, ours
-    assert theirs.get("io_uring_enter", 0) >= 1.8 * ios, theirs
+    assert theirs.get("io_uring_enter", 0) >= ios, theirs
     assert rec["read"]["total_ios"] == ios
     assert rec["read"]["clat_ns"]["mean"] >= 0.9 * rec["read"]["lat_ns"]["mean"], rec["read"]
 
