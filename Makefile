@@ -6,7 +6,7 @@ CMAKE_FLAGS ?=
 # The checkout's own virtual environment, made by scripts/deps.sh.
 PY := $(CURDIR)/.venv/bin/python
 
-.PHONY: deps build test unit lint format study strategies bench-fio bench-fio-engine bench-counts bench-study-drivers bench-adaptive bench-bursty bench-own-threads bench-handles bench-rocksdb sim-suite sim-validate sim-thesis sim-calibrate sim-scale traces clean
+.PHONY: deps build test unit lint format study strategies bench-fio bench-fio-engine bench-counts bench-study-drivers bench-adaptive bench-bursty bench-own-threads bench-handles bench-rocksdb sim-suite sim-validate sim-thesis sim-calibrate sim-scale traces crashtest verify-kill clean
 
 # The README's two commands, `make study` and `make test`, install what they
 # need. Every other target installs nothing: it names what is missing and
@@ -83,6 +83,24 @@ bench-counts:
 	cmake -S . -B $(BUILD) >/dev/null && ninja -C $(BUILD) hybridio-fio hybridio-rocksdb
 	$(PY) bench/io_counts.py --engine $(BUILD)/plugins/fio/libhybridio-fio.so --hio-bench $(BUILD)/hio-bench \
 		--db-bench db_bench --plugin $(BUILD)/plugins/rocksdb/libhybridio-rocksdb.so $(COUNTS_ARGS)
+
+# RocksDB's own crash test (db_crashtest.py with db_stress, built from
+# Debian's source of the installed RocksDB) through the plugin under each
+# wait strategy, on the disk and on tmpfs under emu:pcie4, beside RocksDB's
+# Posix file system as the control. CRASHTEST_ARGS="--duration 300" sets the
+# seconds of each run (16 runs); docs/rocksdb.md.
+crashtest:
+	$(call ready,test)
+	scripts/db-stress.sh $(BUILD)/crashtest
+	$(PY) tests/rocksdb/crashtest.py --build $(BUILD) $(CRASHTEST_ARGS)
+
+# fio's verify on the engine, the writer killed with SIGKILL KILLS times
+# (default 51) across the wait strategies, then every block read back and
+# checked; docs/fio.md.
+KILLS ?= 51
+verify-kill:
+	$(call ready,test)
+	$(PY) tests/fio/verify_kill.py --build $(BUILD) --kills $(KILLS) $(VERIFY_KILL_ARGS)
 
 # The study's co-runner matrix through hio-bench and through fio with the
 # engine, on the emulated SSDs: the same winners, IOPS within 5% (about 5 min).

@@ -13,10 +13,12 @@ level=${1:-build}
 
 apt_pkgs=(cmake ninja-build g++ pkg-config liburing-dev nlohmann-json3-dev libisal-dev librocksdb-dev libcli11-dev zlib1g-dev)
 lint_pkgs=(clang-format clang-tidy)
+# db_stress's build (scripts/db-stress.sh) links what librocksdb was built with.
+crashtest_pkgs=(libgflags-dev libsnappy-dev liblz4-dev libzstd-dev libbz2-dev)
 case "$level" in
   build) ;;
   study) apt_pkgs+=(stress-ng rocksdb-tools) ;;
-  test | all) apt_pkgs+=(libgtest-dev fio strace stress-ng chromium rocksdb-tools "${lint_pkgs[@]}") ;;
+  test | all) apt_pkgs+=(libgtest-dev fio strace stress-ng chromium rocksdb-tools "${crashtest_pkgs[@]}" "${lint_pkgs[@]}") ;;
   bench) apt_pkgs+=(fio stress-ng valgrind linux-perf rocksdb-tools) ;;
   lint) apt_pkgs=("${lint_pkgs[@]}") ;;
   *) echo "deps.sh: unknown level '$level' (build, study, test, bench, lint, all)" >&2; exit 2 ;;
@@ -47,9 +49,13 @@ if ((${#missing[@]})); then
   fi
 fi
 
-# The fio engine (plugins/fio) is built against the source of the installed fio.
+# The fio engine (plugins/fio) is built against the source of the installed
+# fio; the crash test's db_stress from the source of the installed RocksDB.
 if { [ "$level" = test ] || [ "$level" = bench ]; } && ((!check)); then
   "$(dirname "$0")/fio-source.sh"
+fi
+if [ "$level" = test ] && ((!check)); then
+  "$(dirname "$0")/debian-source.sh" librocksdb-dev rocksdb >/dev/null
 fi
 
 [ "$level" = build ] && exit 0

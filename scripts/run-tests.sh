@@ -4,7 +4,8 @@
 # plugin's tests (GoogleTest), the same under ASan+UBSan, the threaded suite
 # under TSan, and hio-bench's and hio-sim's command-line tests, the study's
 # tests and the plugin under db_bench and ldb, and the fio engine under fio
-# (pytest). Stops at the first failure.
+# (pytest), and RocksDB's crash test through the plugin (its short form).
+# Stops at the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -46,3 +47,9 @@ TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/library/hio-library-tests --gtest_
 step "hio-bench command-line tests, hio-sim's commands, hio-study tests, RocksDB plugin end to end, fio engine (pytest)"
 # PYTHONPATH: test this checkout's study package, wherever one is installed.
 HIO_BENCH=build/hio-bench HIO_BUILD=build PYTHONPATH="$PWD/python" "$py" -m pytest -q tests/hio-bench tests/hio-sim tests/study tests/rocksdb tests/fio
+
+step "RocksDB's crash test through the plugin: db_crashtest.py blackbox, 60 s per wait strategy"
+# The short form; `make crashtest` runs blackbox and whitebox, on the disk and
+# under emu:pcie4, beside the Posix control (docs/rocksdb.md).
+scripts/db-stress.sh build/crashtest
+"$py" tests/rocksdb/crashtest.py --build build --modes blackbox --targets disk --no-control --duration 60 --interval 15
