@@ -28,10 +28,10 @@ int Engine::emulate_files(const std::string& spec) {
       size_t comma = std::min(spec.find(',', pos), spec.size());
       std::string key = spec.substr(pos, std::min(spec.find('=', pos), comma) - pos);
       pos = comma + 1;
-      if (key.rfind("fail_", 0) == 0 || key == "corrupt_offset")
+      if (key == "fail_rate" || key == "corrupt_offset")
         return fail(EINVAL, "emulated timing '" + spec + "': " + key +
-                                ": failures and corruption need the emulated device's own storage (emu:...); a "
-                                "file keeps its data on the file");
+                                " is the emulated device's own (emu:...); over a file, fail_offset, short_offset "
+                                "and fail_op inject faults");
       if (key == "size" || key == "lba")
         return fail(EINVAL, "emulated timing '" + spec + "': " + key + " belongs to the file, not to its timing");
     }

@@ -65,15 +65,14 @@ EmuDevice::~EmuDevice() { munmap(mem_, cfg_.capacity); }
 
 EmuDevice::Result EmuDevice::execute(const Command& c, uint64_t now_ns) {
   const EmuFaults& f = cfg_.faults;
-  bool covers_fail = c.op != HIO_OP_FLUSH && f.fail_offset >= c.offset && f.fail_offset < c.offset + c.len;
   bool op_match = f.fail_op < 0 || f.fail_op == int(c.op);
   bool fail_random = false;
   if (f.fail_rate > 0) {
     std::lock_guard<std::mutex> g(mu_);
     fail_random = std::uniform_real_distribution<double>(0.0, 1.0)(rng_) < f.fail_rate;
   }
-  Result r{timing_.deadline(c.op, c.len, now_ns), int32_t(c.len)};
-  if (op_match && (covers_fail || fail_random)) {
+  Result r{timing_.deadline(c.op, c.len, now_ns), int32_t(f.moved(c.op, c.offset, c.len))};
+  if (f.hits(f.fail_offset, c.op, c.offset, c.len) || (op_match && fail_random)) {
     r.res = -EIO;
     return r;
   }
@@ -88,12 +87,13 @@ EmuDevice::Result EmuDevice::execute(const Command& c, uint64_t now_ns) {
     auto& s = stripes_[__builtin_ctzll(m)];
     write ? s.lock() : s.lock_shared();
   }
+  uint32_t n = uint32_t(r.res);
   if (write) {
-    std::memcpy(mem_ + c.offset, c.buf, c.len);
-    mark_written(c.offset, c.len);
-    if (f.corrupt_offset >= c.offset && f.corrupt_offset < c.offset + c.len) mem_[f.corrupt_offset] ^= 0x01;
+    std::memcpy(mem_ + c.offset, c.buf, n);
+    mark_written(c.offset, n);
+    if (f.corrupt_offset >= c.offset && f.corrupt_offset < c.offset + n) mem_[f.corrupt_offset] ^= 0x01;
   } else {
-    read_data(static_cast<uint8_t*>(c.buf), c.offset, c.len);
+    read_data(static_cast<uint8_t*>(c.buf), c.offset, n);
   }
   for (uint64_t m = held; m; m &= m - 1) {
     auto& s = stripes_[__builtin_ctzll(m)];

@@ -115,12 +115,14 @@ int parse_emu_spec(const std::string& spec, EmuConfig* out) {
       ok = num(0, 1), c.faults.slow_rate = d;
     else if (k == "slow_factor")
       ok = num(1, 1e6), c.faults.slow_factor = d;
+    else if (k == "short_offset")
+      ok = size(), c.faults.short_offset = u;
     else if (k == "corrupt_offset")
       ok = size(), c.faults.corrupt_offset = u;
     else
       return bad(spec, "unknown key '" + k +
                            "' (keys: lat_us iops channels bw_mbps jitter_us wlat_us size lba seed "
-                           "fail_offset fail_rate fail_op slow_rate slow_factor corrupt_offset)");
+                           "fail_offset fail_rate fail_op short_offset slow_rate slow_factor corrupt_offset)");
     if (!ok) return bad(spec, "invalid value '" + v + "' for " + k);
   }
   if (c.jitter_us < 0) c.jitter_us = c.lat_us * 0.1;

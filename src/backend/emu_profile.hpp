@@ -5,15 +5,29 @@
 #include <cstdint>
 #include <string>
 
+#include "hybridio/hio.h"
+
 namespace hio {
 
 struct EmuFaults {
-  uint64_t fail_offset = UINT64_MAX;  // commands covering this byte fail with EIO
-  double fail_rate = 0;               // fraction of commands failing with EIO
-  int fail_op = -1;                   // restrict failures to one hio_op (-1: any)
-  double slow_rate = 0;               // fraction of commands whose latency is stretched
+  uint64_t fail_offset = UINT64_MAX;   // commands covering this byte fail with EIO
+  double fail_rate = 0;                // fraction of commands failing with EIO
+  int fail_op = -1;                    // restrict failures to one hio_op (-1: any)
+  uint64_t short_offset = UINT64_MAX;  // commands covering this byte move only the bytes before it
+  double slow_rate = 0;                // fraction of commands whose latency is stretched
   double slow_factor = 10;
   uint64_t corrupt_offset = UINT64_MAX;  // a write covering this byte stores a flipped bit
+
+  // Whether a fault placed at byte `at` hits a read or write of op on
+  // [offset, offset + len) (fail_op limits it to one operation).
+  bool hits(uint64_t at, int op, uint64_t offset, uint32_t len) const {
+    return (fail_op < 0 || fail_op == op) && (op == HIO_OP_READ || op == HIO_OP_WRITE) && at >= offset &&
+           at - offset < len;
+  }
+  // The bytes a read or write of op on [offset, offset + len) moves.
+  uint32_t moved(int op, uint64_t offset, uint32_t len) const {
+    return hits(short_offset, op, offset, len) ? uint32_t(short_offset - offset) : len;
+  }
 };
 
 struct EmuConfig {

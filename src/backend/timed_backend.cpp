@@ -16,13 +16,16 @@ std::unique_ptr<TimedBackend> TimedBackend::create(std::unique_ptr<Backend> file
 }
 
 int32_t TimedBackend::execute(const Command& c) const {
+  const EmuFaults& f = timing_->config().faults;
+  if (f.hits(f.fail_offset, c.op, c.offset, c.len)) return -EIO;
+  uint32_t len = f.moved(c.op, c.offset, c.len);
   int fd = files_->fd(c.target);
   ssize_t r;
   do {
     if (c.op == HIO_OP_READ)
-      r = ::pread(fd, c.buf, c.len, off_t(c.offset));
+      r = ::pread(fd, c.buf, len, off_t(c.offset));
     else if (c.op == HIO_OP_WRITE)
-      r = ::pwrite(fd, c.buf, c.len, off_t(c.offset));
+      r = ::pwrite(fd, c.buf, len, off_t(c.offset));
     else
       r = ::fdatasync(fd);
   } while (r < 0 && errno == EINTR);

@@ -367,9 +367,9 @@ TEST(EmulatedTiming, BadSpecsAreRefusedWithAMessage) {
       {"bogus", {"'bogus'"}},
       {"pcie4,lat_us=abc", {"'abc'", "lat_us"}},
       {"pcie4,colour=red", {"'colour'"}},
-      {"pcie4,fail_rate=0.1", {"pcie4,fail_rate=0.1", "fail"}},
-      {"pcie4,fail_offset=4096", {"pcie4,fail_offset=4096"}},
-      {"pcie4,corrupt_offset=0", {"pcie4,corrupt_offset=0"}},
+      {"pcie4,fail_rate=0.1", {"pcie4,fail_rate=0.1", "fail_rate", "emu:"}},
+      {"pcie4,corrupt_offset=0", {"pcie4,corrupt_offset=0", "corrupt_offset"}},
+      {"pcie4,short_offset=x", {"'x'", "short_offset"}},
       {"pcie4,size=1g", {"pcie4,size=1g", "size"}},
       {"pcie4,lba=4096", {"pcie4,lba=4096", "lba"}},
       {"pcie4,lba=512", {"pcie4,lba=512", "lba"}},  // the default value, given: refused all the same
@@ -382,9 +382,56 @@ TEST(EmulatedTiming, BadSpecsAreRefusedWithAMessage) {
   EXPECT_EQ(hio_engine_emulate(nullptr, "pcie4"), -EINVAL);
   EXPECT_TRUE(Contains(hio_last_error(), "NULL"));
   // Good ones, and the two ways back.
-  for (const char* good : std::vector<const char*>{"pcie4", "nand", "lat_us=200,iops=1000",
-                                                   "pcie3,slow_rate=0.1,slow_factor=3", "", nullptr})
+  for (const char* good :
+       std::vector<const char*>{"pcie4", "nand", "lat_us=200,iops=1000", "pcie3,slow_rate=0.1,slow_factor=3",
+                                "pcie4,fail_offset=4096,fail_op=read", "pcie4,short_offset=8k", "", nullptr})
     EXPECT_EQ(hio_engine_emulate(e, good), 0) << (good ? good : "NULL") << ": " << hio_last_error();
+}
+
+// Faults over a file: a read or write covering fail_offset fails with EIO
+// and moves nothing; one covering short_offset moves only the bytes before
+// it, which a handle reports as EIO (the file goes on past it). Each names
+// the operation, the file and the offset; the file keeps what was written.
+TEST(EmulatedTiming, InjectedFaultsOverAFileNameTheOffset) {
+  REQUIRE_SHM();
+  ShmFile f;
+  auto data = make_file(f, 16, 15);
+  Buf b = aligned_buf(kPage);
+  fill(b.get(), kPage, 16);
+  struct Case {
+    const char* spec;
+    hio_op op;
+  };
+  for (Case c :
+       {Case{"pcie4,fail_offset=8192,fail_op=read", HIO_OP_READ},
+        Case{"pcie4,short_offset=8292,fail_op=read", HIO_OP_READ},
+        Case{"pcie4,fail_offset=8192,fail_op=write", HIO_OP_WRITE}, Case{"pcie4,short_offset=8292", HIO_OP_WRITE}}) {
+    SCOPED_TRACE(c.spec);
+    Engine e;
+    ASSERT_EQ(hio_engine_emulate(e, c.spec), 0) << hio_last_error();
+    hio_handle_opts o{};
+    o.strategy = strat(HIO_WAIT_INTERRUPT);
+    o.readahead = HIO_READAHEAD_OFF;
+    hio_handle* h = nullptr;
+    ASSERT_EQ(hio_handle_open(e, f.c_str(), &o, &h), 0) << hio_last_error();
+    int64_t r = c.op == HIO_OP_READ ? hio_handle_read(h, b.get(), kPage, 2 * kPage)
+                                    : hio_handle_write(h, b.get(), kPage, 2 * kPage);
+    EXPECT_EQ(r, -EIO);
+    std::string msg = hio_last_error();
+    EXPECT_TRUE(Contains(msg, c.op == HIO_OP_READ ? "read at offset 8192" : "write at offset 8192")) << msg;
+    EXPECT_TRUE(Contains(msg, f.path())) << msg;
+    // The pages on either side are untouched by the fault.
+    EXPECT_EQ(hio_handle_read(h, b.get(), kPage, kPage), int64_t(kPage)) << hio_last_error();
+    EXPECT_EQ(std::memcmp(b.get(), data.data() + kPage, kPage), 0);
+    EXPECT_EQ(hio_handle_close(h), 0) << hio_last_error();
+  }
+  // Nothing a failed or short write left behind is past the fault's byte:
+  // the file reads back as made, except the first 100 bytes of page 2 that
+  // the short write moved.
+  std::vector<uint8_t> now = read_file(f.path());
+  ASSERT_EQ(now.size(), data.size());
+  EXPECT_EQ(std::memcmp(now.data(), data.data(), 2 * kPage), 0);
+  EXPECT_EQ(std::memcmp(now.data() + 2 * kPage + 100, data.data() + 2 * kPage + 100, data.size() - 2 * kPage - 100), 0);
 }
 
 // A refused spec leaves the engine's timing as it was.

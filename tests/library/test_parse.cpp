@@ -126,7 +126,7 @@ TEST(EmuSpec, CustomKeys) {
 
   ASSERT_EQ(hio::parse_emu_spec("emu:pcie4,lat_us=20,channels=4,bw_mbps=100,jitter_us=0,wlat_us=30,size=64m,"
                                 "lba=4k,seed=9,fail_offset=8192,fail_rate=0.25,fail_op=write,slow_rate=0.5,"
-                                "slow_factor=3,corrupt_offset=1m",
+                                "slow_factor=3,corrupt_offset=1m,short_offset=12k",
                                 &c),
             0)
       << hio_last_error();
@@ -145,6 +145,7 @@ TEST(EmuSpec, CustomKeys) {
   EXPECT_EQ(c.faults.slow_rate, 0.5);
   EXPECT_EQ(c.faults.slow_factor, 3.0);
   EXPECT_EQ(c.faults.corrupt_offset, hiotest::MiB);
+  EXPECT_EQ(c.faults.short_offset, 12288u);
 }
 
 TEST(EmuSpec, FailOpNames) {
