@@ -50,6 +50,11 @@ typedef struct hio_queue hio_queue;
  * failing hybridio call or its exit: copy it to keep it. */
 HIO_API const char *hio_last_error(void);
 HIO_API const char *hio_version(void);
+/* 0 if the library loaded is of major version `major` and at least
+ * major.minor, else -ENOTSUP with a message naming both versions: a program
+ * calls it with the HIO_VERSION_MAJOR and HIO_VERSION_MINOR it was built
+ * with before relying on what that version brought. */
+HIO_API int hio_version_check(int major, int minor);
 
 /* ---- engine ---------------------------------------------------------- */
 
@@ -383,28 +388,6 @@ typedef enum hio_handle_queue_role { HIO_HANDLE_READS = 0, HIO_HANDLE_WRITES = 1
 /* The handle's queue for that role, e.g. for hio_queue_stats_get or
  * hio_queue_adaptive_view_get; NULL for an unknown role. */
 HIO_API hio_queue *hio_handle_queue_get(hio_handle *h, hio_handle_queue_role role);
-
-/* ---- names of 0.1's drafts, kept for 0.1 only ------------------------ */
-
-#if defined(__GNUC__)
-#define HIO_DEPRECATED(use) __attribute__((deprecated("use " use)))
-#else
-#define HIO_DEPRECATED(use)
-#endif
-HIO_API HIO_DEPRECATED("hio_queue_strategy_set") int hio_queue_set_strategy(hio_queue *q, const hio_strategy *s);
-HIO_API HIO_DEPRECATED("hio_queue_strategy_get") int hio_queue_get_strategy(hio_queue *q, hio_strategy *out);
-HIO_API HIO_DEPRECATED("hio_queue_inflight_get") unsigned hio_queue_inflight(hio_queue *q);
-HIO_API HIO_DEPRECATED("hio_queue_percentiles_get") int hio_queue_percentiles(hio_queue *q, hio_op op,
-                                                                              const double *pcts, size_t n,
-                                                                              uint64_t *out_ns);
-HIO_API HIO_DEPRECATED("hio_handle_target_info_get") int hio_handle_target_info(hio_handle *h, hio_target_info *out);
-HIO_API HIO_DEPRECATED("hio_handle_percentiles_get") int hio_handle_percentiles(hio_handle *h, hio_op op,
-                                                                                const double *pcts, size_t n,
-                                                                                uint64_t *out_ns);
-HIO_API HIO_DEPRECATED("hio_handle_queue_get") hio_queue *hio_handle_queue(hio_handle *h, hio_handle_queue_role role);
-HIO_API HIO_DEPRECATED("hio_handle_completion_describe") int hio_completion_describe_handle(hio_handle *h,
-                                                                                            const hio_completion *c,
-                                                                                            char *buf, size_t len);
 
 #ifdef __cplusplus
 }

@@ -38,9 +38,6 @@ typedef struct hio_adaptive_view {
 /* -EINVAL unless the queue's strategy is ADAPTIVE. */
 HIO_API int hio_queue_adaptive_view_get(hio_queue *q, hio_adaptive_view *out);
 
-/* The name of 0.1's drafts, kept for 0.1 only. */
-HIO_API HIO_DEPRECATED("hio_queue_adaptive_view_get") int hio_queue_adaptive_view(hio_queue *q, hio_adaptive_view *out);
-
 #ifdef __cplusplus
 }
 #endif

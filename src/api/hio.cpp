@@ -27,6 +27,12 @@ extern "C" {
 const char* hio_last_error(void) { return hio::last_error(); }
 const char* hio_version(void) { return HIO_VERSION_STRING; }
 
+int hio_version_check(int major, int minor) {
+  if (major == HIO_VERSION_MAJOR && minor <= HIO_VERSION_MINOR) return 0;
+  return hio::failf(ENOTSUP, "hio_version_check: this is hybridio %s; the program needs %d.%d or a later %d.x",
+                    HIO_VERSION_STRING, major, minor, major);
+}
+
 int hio_engine_create(hio_engine** out) {
   CHECK_ARG(out, "out is NULL");
   return hio::guarded([&] {

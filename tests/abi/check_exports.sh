@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Checks that a libhybridio.so exports exactly the symbols listed in a file
-# (one name a line, sorted): an export added or lost is an ABI change, and
-# the list is where it is made on purpose.
+# (one name@@VERSION-NODE a line, sorted, with the nodes themselves): an
+# export added, lost or moved to another node is an ABI change, and the list
+# is where it is made on purpose.
 # Usage: tests/abi/check_exports.sh LIBRARY LIST
 set -eu
 lib=$1 list=$2

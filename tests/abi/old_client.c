@@ -3,9 +3,8 @@
  * this library: one built when the structs were smaller, one built when they
  * were larger. The library must read and write no more of a struct than
  * its struct_size says, fill in defaults for what an older program lacks,
- * and refuse what a newer program sets that it does not know. It also calls
- * the drafts' names that hio.h keeps, deprecated, for 0.1 (built with their
- * warning off): they must still link and work. */
+ * and refuse what a newer program sets that it does not know. It also asks
+ * hio_version_check for this version and for later ones. */
 #include <hybridio/hio.h>
 
 #include <errno.h>
@@ -41,6 +40,13 @@ int main(void) {
   hio_engine *e = NULL;
   EXPECT(hio_engine_create(&e) == 0);
 
+  /* The library is at least the version this program was built against,
+   * and of its major version; not a later minor or another major. */
+  EXPECT(hio_version_check(HIO_VERSION_MAJOR, HIO_VERSION_MINOR) == 0);
+  EXPECT(hio_version_check(HIO_VERSION_MAJOR, HIO_VERSION_MINOR + 1) == -ENOTSUP);
+  EXPECT(strstr(hio_last_error(), HIO_VERSION_STRING) != NULL);
+  EXPECT(hio_version_check(HIO_VERSION_MAJOR + 1, 0) == -ENOTSUP);
+
   /* An older program's options: what it lacks is the default. */
   struct old_queue_opts oq = {sizeof(oq), 4, 0};
   hio_queue *q = NULL;
@@ -49,19 +55,19 @@ int main(void) {
   int t = hio_queue_open(q, "emu:pcie4", (const hio_open_opts *)&oo);
   EXPECT(t >= 0);
   hio_strategy s;
-  EXPECT(hio_queue_get_strategy(q, &s) == 0 && s.mode == HIO_WAIT_INTERRUPT);
+  EXPECT(hio_queue_strategy_get(q, &s) == 0 && s.mode == HIO_WAIT_INTERRUPT);
 
   static char buf[4096] __attribute__((aligned(4096)));
   memset(buf, 0x5a, sizeof(buf));
   EXPECT(hio_write(q, t, buf, sizeof(buf), 8192) == (int64_t)sizeof(buf));
   memset(buf, 0, sizeof(buf));
   EXPECT(hio_read(q, t, buf, sizeof(buf), 8192) == (int64_t)sizeof(buf) && buf[0] == 0x5a && buf[4095] == 0x5a);
-  EXPECT(hio_queue_inflight(q) == 0);
+  EXPECT(hio_queue_inflight_get(q) == 0);
   const double half = 50;
   uint64_t p50 = 0;
-  EXPECT(hio_queue_percentiles(q, HIO_OP_READ, &half, 1, &p50) == 0 && p50 > 0);
+  EXPECT(hio_queue_percentiles_get(q, HIO_OP_READ, &half, 1, &p50) == 0 && p50 > 0);
   s.mode = HIO_WAIT_POLL;
-  EXPECT(hio_queue_set_strategy(q, &s) == 0);
+  EXPECT(hio_queue_strategy_set(q, &s) == 0);
   EXPECT(hio_queue_strategy_get(q, &s) == 0 && s.mode == HIO_WAIT_POLL);
 
   /* An older program's statistics: its fields filled, nothing written past them. */
