@@ -8,7 +8,7 @@
 int main(void) {
   hio_engine *e;
   hio_queue *q;
-  hio_queue_opts qo = {.depth = 8, .strategy = {.mode = HIO_WAIT_POLL}};
+  hio_queue_opts qo = {.struct_size = sizeof(hio_queue_opts), .depth = 8, .strategy = {.mode = HIO_WAIT_POLL}};
   if (hio_engine_create(&e) < 0 || hio_queue_create(e, &qo, &q) < 0) return 1;
   int t = hio_queue_open(q, "emu:pcie4", NULL);
   char *out = aligned_alloc(4096, 4096), *in = aligned_alloc(4096, 4096);

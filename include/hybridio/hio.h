@@ -38,10 +38,14 @@ typedef struct hio_engine hio_engine;
 typedef struct hio_queue hio_queue;
 
 /* Structs that may grow start with struct_size: set it to sizeof the struct
- * as you compiled it (0 means the layout of hybridio 0.1). The library reads
- * and writes only that many bytes, so a program built against an older
- * hio.h keeps working with a newer library; one built against a newer hio.h
- * is refused (-EINVAL) if it sets fields this library does not know. */
+ * as you compiled it. The options' hio_*_opts_init functions do, with the
+ * defaults; for the structs the library fills in (statistics, target
+ * information, the adaptive view) set it yourself. 0 is refused (-EINVAL,
+ * naming the struct). The library reads and writes only that many bytes, so
+ * a program built against an older hio.h keeps working with a newer
+ * library; one built against a newer hio.h is refused (-EINVAL) if it sets
+ * fields this library does not know. A struct inside another (the open
+ * options in hio_handle_opts) goes with the outer struct's struct_size. */
 
 /* ---- errors ---------------------------------------------------------- */
 
@@ -67,8 +71,9 @@ HIO_API void hio_engine_destroy(hio_engine *e);
  * It applies to the queues of this engine (and handles' own queues) that
  * open their first target from now on: a queue's timing is fixed when its
  * first target opens. spec is what follows "emu:" (e.g. "pcie4" or
- * "lat_us=10,iops=400000"; see docs/emulated-ssd.md); fault, size and lba
- * keys are refused. One device model serves all those queues and files, so
+ * "lat_us=10,iops=400000"; see docs/emulated-ssd.md); fail_offset,
+ * short_offset and fail_op inject faults into every file it serves, and
+ * fail_rate, corrupt_offset, size and lba are refused. One device model serves all those queues and files, so
  * its channels and IOPS ceiling are shared. Kernel-side wait modes cannot
  * wait on such a target. NULL or "": later queues keep files' own timing. */
 HIO_API int hio_engine_emulate(hio_engine *e, const char *spec);
@@ -121,11 +126,14 @@ HIO_API int hio_objective_parse(const char *name, hio_objective *out);
 #define HIO_QUEUE_SHARED 0x1u /* several threads may call it: takes a lock */
 
 typedef struct hio_queue_opts {
-  size_t struct_size; /* sizeof(hio_queue_opts) as compiled, or 0 */
+  size_t struct_size; /* sizeof(hio_queue_opts) as compiled */
   unsigned depth;     /* max commands in flight (1..4096) */
   unsigned flags;     /* HIO_QUEUE_* */
   hio_strategy strategy;
 } hio_queue_opts;
+
+/* The defaults: depth 64, no flags, waiting by interrupt. size: sizeof *o. */
+HIO_API void hio_queue_opts_init(hio_queue_opts *o, size_t size);
 
 HIO_API int hio_queue_create(hio_engine *e, const hio_queue_opts *opts, hio_queue **out);
 /* Waits for the commands still in flight (their completions are dropped),
@@ -144,15 +152,18 @@ HIO_API int hio_queue_strategy_get(hio_queue *q, hio_strategy *out);
 #define HIO_OPEN_RDONLY 0x4u
 
 typedef struct hio_open_opts {
-  size_t struct_size; /* sizeof(hio_open_opts) as compiled, or 0 */
+  size_t struct_size; /* sizeof(hio_open_opts) as compiled */
   unsigned flags;     /* HIO_OPEN_* */
   /* Size of a created file, or capacity of an emulated device whose spec
    * names none (0: 1 GiB). */
   uint64_t size;
 } hio_open_opts;
 
+/* The defaults: no flags (buffered, an existing target, read and write). */
+HIO_API void hio_open_opts_init(hio_open_opts *o, size_t size);
+
 typedef struct hio_target_info {
-  size_t struct_size;    /* sizeof(hio_target_info) as compiled, or 0 */
+  size_t struct_size;    /* sizeof(hio_target_info) as compiled */
   uint64_t size;         /* bytes */
   uint32_t offset_align; /* offset and length must be multiples of this */
   uint32_t mem_align;    /* buffers must be aligned to this */
@@ -237,7 +248,7 @@ typedef struct hio_lat_summary {
 } hio_lat_summary;
 
 typedef struct hio_queue_stats {
-  size_t struct_size; /* sizeof(hio_queue_stats) as compiled, or 0 */
+  size_t struct_size; /* sizeof(hio_queue_stats) as compiled */
   uint64_t submitted, completed, errors;
   uint64_t read_ios, read_bytes, write_ios, write_bytes, flush_ios;
   uint64_t sleep_ns;     /* time blocked in the kernel or asleep */
@@ -278,7 +289,7 @@ HIO_API int hio_cache_create(uint64_t bytes, hio_cache_write policy, hio_cache *
 HIO_API void hio_cache_destroy(hio_cache *c);
 
 typedef struct hio_cache_stats {
-  size_t struct_size;    /* sizeof(hio_cache_stats) as compiled, or 0 */
+  size_t struct_size;    /* sizeof(hio_cache_stats) as compiled */
   uint64_t hits, misses; /* page lookups by reads */
   uint64_t fills;        /* pages installed from device reads */
   uint64_t stale_fills;  /* device reads not installed: a write came after them */
@@ -298,17 +309,20 @@ typedef struct hio_reaper hio_reaper;
 #define HIO_POLL_PERIOD_AUTO UINT64_MAX
 
 typedef struct hio_reaper_opts {
-  size_t struct_size;      /* sizeof(hio_reaper_opts) as compiled, or 0 */
+  size_t struct_size;      /* sizeof(hio_reaper_opts) as compiled */
   uint64_t poll_period_ns; /* between reaps; 0 spins; HIO_POLL_PERIOD_AUTO */
   int cpu;                 /* pin the thread to this CPU; -1: any */
 } hio_reaper_opts;
+
+/* The defaults: the automatic poll period, on any CPU. */
+HIO_API void hio_reaper_opts_init(hio_reaper_opts *o, size_t size);
 
 HIO_API int hio_reaper_create(const hio_reaper_opts *opts, hio_reaper **out);
 /* Handles bound to it must be closed first. */
 HIO_API void hio_reaper_destroy(hio_reaper *r);
 
 typedef struct hio_reaper_stats {
-  size_t struct_size;       /* sizeof(hio_reaper_stats) as compiled, or 0 */
+  size_t struct_size;       /* sizeof(hio_reaper_stats) as compiled */
   uint64_t rounds;          /* passes over the queues */
   uint64_t sleeps;          /* poll-period sleeps between passes */
   uint64_t idle_waits;      /* waits for work with nothing in flight */
@@ -339,7 +353,7 @@ typedef enum hio_readahead {
 } hio_readahead;
 
 typedef struct hio_handle_opts {
-  size_t struct_size; /* sizeof(hio_handle_opts) as compiled, or 0 */
+  size_t struct_size; /* sizeof(hio_handle_opts) as compiled */
   hio_open_opts open;
   unsigned flags;          /* HIO_HANDLE_* */
   hio_queue *queue;        /* NULL: a dedicated queue of depth and strategy below */
@@ -350,6 +364,10 @@ typedef struct hio_handle_opts {
   hio_readahead readahead; /* with a cache */
   hio_reaper *reaper;      /* NULL: the threads that call hio_handle_reap reap */
 } hio_handle_opts;
+
+/* The defaults: a dedicated queue of depth 64 waiting by interrupt, no
+ * cache, automatic read-ahead, reaped by the calling threads. */
+HIO_API void hio_handle_opts_init(hio_handle_opts *o, size_t size);
 
 HIO_API int hio_handle_open(hio_engine *e, const char *spec, const hio_handle_opts *opts, hio_handle **out);
 /* Waits for what is in flight, writes the handle's dirty cache pages back
@@ -369,7 +387,7 @@ HIO_API int hio_handle_flush(hio_handle *h);
 HIO_API int hio_handle_completion_describe(hio_handle *h, const hio_completion *c, char *buf, size_t len);
 
 typedef struct hio_handle_stats {
-  size_t struct_size; /* sizeof(hio_handle_stats) as compiled, or 0 */
+  size_t struct_size; /* sizeof(hio_handle_stats) as compiled */
   uint64_t submitted, completed, errors;
   uint64_t read_ios, read_bytes, write_ios, write_bytes, flush_ios;
   hio_lat_summary read_lat, write_lat;     /* from hio_handle_submit to reap */

@@ -43,6 +43,7 @@ class Queue {
  public:
   Queue(Engine& e, unsigned depth, hio_wait_mode mode = HIO_WAIT_INTERRUPT, unsigned flags = 0) {
     hio_queue_opts o{};
+    o.struct_size = sizeof o;
     o.depth = depth;
     o.flags = flags;
     o.strategy.mode = mode;
@@ -55,7 +56,7 @@ class Queue {
   hio_queue* get() const { return q_; }
 
   int open(const std::string& spec, unsigned flags = 0, uint64_t size = 0) {
-    hio_open_opts o{0, flags, size};
+    hio_open_opts o{sizeof(hio_open_opts), flags, size};
     return int(detail::check(hio_queue_open(q_, spec.c_str(), &o)));
   }
   void set_strategy(const hio_strategy& s) { detail::check(hio_queue_strategy_set(q_, &s)); }
@@ -77,12 +78,14 @@ class Queue {
   void flush(int target) { detail::check(hio_flush(q_, target)); }
   hio_queue_stats stats() const {
     hio_queue_stats s{};
+    s.struct_size = sizeof s;
     detail::check(hio_queue_stats_get(q_, &s));
     return s;
   }
   // ADAPTIVE only; from the thread that waits on the queue.
   hio_adaptive_view adaptive_view() const {
     hio_adaptive_view v{};
+    v.struct_size = sizeof v;
     detail::check(hio_queue_adaptive_view_get(q_, &v));
     return v;
   }
@@ -102,6 +105,7 @@ class Cache {
   hio_cache* get() const { return c_; }
   hio_cache_stats stats() const {
     hio_cache_stats s{};
+    s.struct_size = sizeof s;
     detail::check(hio_cache_stats_get(c_, &s));
     return s;
   }
@@ -114,7 +118,7 @@ class Cache {
 class Reaper {
  public:
   explicit Reaper(uint64_t poll_period_ns = HIO_POLL_PERIOD_AUTO, int cpu = -1) {
-    hio_reaper_opts o{0, poll_period_ns, cpu};
+    hio_reaper_opts o{sizeof(hio_reaper_opts), poll_period_ns, cpu};
     detail::check(hio_reaper_create(&o, &r_));
   }
   ~Reaper() { hio_reaper_destroy(r_); }
@@ -123,6 +127,7 @@ class Reaper {
   hio_reaper* get() const { return r_; }
   hio_reaper_stats stats() const {
     hio_reaper_stats s{};
+    s.struct_size = sizeof s;
     detail::check(hio_reaper_stats_get(r_, &s));
     return s;
   }
@@ -160,6 +165,7 @@ class Handle {
   void flush() { detail::check(hio_handle_flush(h_)); }
   hio_handle_stats stats() const {
     hio_handle_stats s{};
+    s.struct_size = sizeof s;
     detail::check(hio_handle_stats_get(h_, &s));
     return s;
   }

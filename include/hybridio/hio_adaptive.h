@@ -15,7 +15,7 @@ extern "C" {
 
 /* What the adaptive strategy sees and decides, now. */
 typedef struct hio_adaptive_view {
-  size_t struct_size;    /* sizeof(hio_adaptive_view) as compiled, or 0 */
+  size_t struct_size;    /* sizeof(hio_adaptive_view) as compiled */
   hio_wait_mode mode;    /* this tick's: interrupt, poll or hybrid */
   hio_wait_mode settled; /* the choice between probes */
   int probing;           /* this tick visits another mode to measure it */

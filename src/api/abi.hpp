@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 // The growable structs of hio.h across the ABI: a caller's struct_size says
-// how much of a struct it knows (0: hybridio 0.1's layout, today's), and the
-// library reads and writes no more than that.
+// how much of a struct it knows, and the library reads and writes no more
+// than that.
 #pragma once
 #include <algorithm>
 #include <cerrno>
 #include <cstddef>
 #include <cstring>
+#include <string>
 
 #include "util/error.hpp"
 
@@ -14,40 +15,50 @@
 
 namespace hio::abi {
 
-// Each struct's size in hybridio 0.1, which a struct_size of 0 stands for:
-// when a struct grows, its entry here stays.
+// The function that fills a struct with its defaults, for messages (none for
+// the structs the library fills in).
 template <class T>
-constexpr size_t kSize01 = 0;
+struct Init {
+  static constexpr const char* name = nullptr;
+};
 template <>
-constexpr size_t kSize01<hio_queue_opts> = 48;
+struct Init<hio_queue_opts> {
+  static constexpr const char* name = "hio_queue_opts_init";
+};
 template <>
-constexpr size_t kSize01<hio_open_opts> = 24;
+struct Init<hio_open_opts> {
+  static constexpr const char* name = "hio_open_opts_init";
+};
 template <>
-constexpr size_t kSize01<hio_target_info> = 40;
+struct Init<hio_handle_opts> {
+  static constexpr const char* name = "hio_handle_opts_init";
+};
 template <>
-constexpr size_t kSize01<hio_queue_stats> = 248;
-template <>
-constexpr size_t kSize01<hio_adaptive_view> = 192;
-template <>
-constexpr size_t kSize01<hio_cache_stats> = 80;
-template <>
-constexpr size_t kSize01<hio_reaper_opts> = 24;
-template <>
-constexpr size_t kSize01<hio_reaper_stats> = 80;
-template <>
-constexpr size_t kSize01<hio_handle_opts> = 120;
-template <>
-constexpr size_t kSize01<hio_handle_stats> = 208;
+struct Init<hio_reaper_opts> {
+  static constexpr const char* name = "hio_reaper_opts_init";
+};
+
+// Fills the caller's *o with T's defaults, no more of them than size says,
+// and sets its struct_size to size.
+template <class T>
+void init(T* o, size_t size, const T& defaults) {
+  if (!o || size < sizeof(size_t)) return;
+  std::memcpy(o, &defaults, std::min(size, sizeof(T)));
+  o->struct_size = size;
+}
 
 // The bytes of T a caller knows, from the struct_size it set; -EINVAL (with
-// the message) where it is too small to hold struct_size itself.
+// the message) where it is 0 (a struct left unset, which would otherwise
+// lose every field it has past an older layout without a word) or too small
+// to hold struct_size itself.
 template <class T>
 long known_size(size_t struct_size, const char* name) {
-  static_assert(kSize01<T> && sizeof(T) >= kSize01<T>, "a growable struct shrank, or has no 0.1 size here");
-  size_t n = struct_size ? struct_size : kSize01<T>;
-  if (n < sizeof(size_t))
+  if (struct_size == 0)
+    return failf(EINVAL, "%s.struct_size is 0: set it to sizeof(%s)%s", name, name,
+                 Init<T>::name ? (std::string(" (") + Init<T>::name + " does, with the defaults)").c_str() : "");
+  if (struct_size < sizeof(size_t))
     return failf(EINVAL, "%s.struct_size %zu is too small (set it to sizeof(%s))", name, struct_size, name);
-  return long(n);
+  return long(struct_size);
 }
 
 // *out = the caller's *in as this library's T: fields the caller's layout

@@ -20,7 +20,8 @@ std::shared_ptr<hio::BoundQueue> bound_of(hio_queue* q) {
 }
 
 hio_queue* new_queue(hio_engine* e, unsigned depth, const hio_strategy& s) {
-  hio_queue_opts qo{};
+  hio_queue_opts qo;
+  hio_queue_opts_init(&qo, sizeof qo);
   qo.depth = depth;
   qo.strategy = s;
   hio_queue* q = nullptr;
@@ -108,6 +109,20 @@ int hio_cache_stats_get(hio_cache* c, hio_cache_stats* out) {
                        .dirty = s.dirty,
                        .capacity_pages = s.capacity_pages};
   return hio::abi::give(out, full, "hio_cache_stats");
+}
+
+void hio_reaper_opts_init(hio_reaper_opts* o, size_t size) {
+  hio_reaper_opts d{};
+  d.poll_period_ns = HIO_POLL_PERIOD_AUTO;
+  d.cpu = -1;
+  hio::abi::init(o, size, d);
+}
+
+void hio_handle_opts_init(hio_handle_opts* o, size_t size) {
+  hio_handle_opts d{};
+  d.open.struct_size = sizeof d.open;
+  d.depth = 64;
+  hio::abi::init(o, size, d);
 }
 
 int hio_reaper_create(const hio_reaper_opts* opts, hio_reaper** out) {

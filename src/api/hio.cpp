@@ -82,6 +82,14 @@ int hio_objective_parse(const char* name, hio_objective* out) {
   return hio::failf(EINVAL, "unknown objective '%s' (objectives: shared, own)", name);
 }
 
+void hio_queue_opts_init(hio_queue_opts* o, size_t size) {
+  hio_queue_opts d{};
+  d.depth = 64;
+  hio::abi::init(o, size, d);
+}
+
+void hio_open_opts_init(hio_open_opts* o, size_t size) { hio::abi::init(o, size, hio_open_opts{}); }
+
 int hio_queue_create(hio_engine* e, const hio_queue_opts* opts, hio_queue** out) {
   CHECK_ARG(e && opts && out, "engine, opts or out is NULL");
   hio_queue_opts o;

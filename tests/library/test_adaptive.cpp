@@ -1003,6 +1003,7 @@ hio_queue_stats read_loop(hio_queue* q, int t, unsigned n) {
   for (uint32_t i = 0; i < n; i++) ios.push_back({HIO_OP_READ, t, b.get(), 4096, (i % 256) * 4096ull, i});
   hiotest::run_ios_ok(q, ios, 1);
   hio_queue_stats st{};
+  st.struct_size = sizeof st;
   EXPECT_EQ(hio_queue_stats_get(q, &st), 0);
   return st;
 }
@@ -1020,6 +1021,7 @@ TEST(AdaptiveApi, ViewRefusedForAStaticStrategy) {
   hiotest::Engine e;
   hiotest::Queue q(e, 4, hiotest::strat(HIO_WAIT_POLL));
   hio_adaptive_view v{};
+  v.struct_size = sizeof v;
   EXPECT_EQ(hio_queue_adaptive_view_get(q, &v), -EINVAL);
   EXPECT_TRUE(hiotest::Contains(hio_last_error(), "'poll', not 'adaptive'"));
   EXPECT_EQ(hio_queue_adaptive_view_get(q, nullptr), -EINVAL);
@@ -1035,6 +1037,7 @@ TEST(AdaptiveApi, ViewAndStatsAfterIo) {
   EXPECT_GT(in_modes, 0u);
   EXPECT_LE(in_modes, st.wall_ns);
   hio_adaptive_view v{};
+  v.struct_size = sizeof v;
   ASSERT_EQ(hio_queue_adaptive_view_get(q, &v), 0) << hio_last_error();
   EXPECT_GT(v.ticks, 0u);
   EXPECT_GT(v.monitor_samples, 0u);
@@ -1071,6 +1074,7 @@ TEST(AdaptiveApi, TimeInModesCoversShortRunsAndFollowers) {
   }
   for (hio_queue* q : {static_cast<hio_queue*>(a), static_cast<hio_queue*>(b)}) {
     hio_queue_stats st{};
+    st.struct_size = sizeof st;
     ASSERT_EQ(hio_queue_stats_get(q, &st), 0);
     in_modes = st.adaptive_ns[0] + st.adaptive_ns[1] + st.adaptive_ns[2];
     EXPECT_GT(in_modes, st.wall_ns / 4) << "a queue's time in modes is missing";
@@ -1085,6 +1089,7 @@ TEST(AdaptiveApi, LearnsTheDeviceLatencyWhilePolling) {
   ASSERT_GE(t, 0) << hio_last_error();
   read_loop(q, t, 1000);
   hio_adaptive_view v{};
+  v.struct_size = sizeof v;
   ASSERT_EQ(hio_queue_adaptive_view_get(q, &v), 0);
   EXPECT_GT(v.latency_ns, 36000.0);  // the device's 40 us, within the estimate's smoothing
   EXPECT_LT(v.latency_ns, 400000.0);
@@ -1098,6 +1103,7 @@ TEST(AdaptiveApi, StatsResetZeroesItsCounters) {
   hio_queue_stats before = read_loop(q, t, 2000);
   ASSERT_EQ(hio_queue_stats_reset(q), 0);
   hio_queue_stats st{};
+  st.struct_size = sizeof st;
   ASSERT_EQ(hio_queue_stats_get(q, &st), 0);
   // Only the moment since the reset counts, in the mode the queue is in.
   EXPECT_LE(st.adaptive_ns[0] + st.adaptive_ns[1] + st.adaptive_ns[2], st.wall_ns);

@@ -54,7 +54,7 @@ class Blocking : public ::testing::Test {
 
 TEST_F(Blocking, ALoneSyncCommandByInterruptIsOneSystemCall) {
   Queue q(e_, 8, strat(HIO_WAIT_INTERRUPT));
-  hio_open_opts o{0, HIO_OPEN_CREATE | HIO_OPEN_DIRECT, 64 * KiB};
+  hio_open_opts o{sizeof(hio_open_opts), HIO_OPEN_CREATE | HIO_OPEN_DIRECT, 64 * KiB};
   int t = hio_queue_open(q, f_.c_str(), &o);
   ASSERT_GE(t, 0) << hio_last_error();
   Buf w = aligned_buf(kLen), r = aligned_buf(kLen);
@@ -70,6 +70,7 @@ TEST_F(Blocking, ALoneSyncCommandByInterruptIsOneSystemCall) {
   EXPECT_GE(after.writes - before.writes, 8u);
   // Counted as the ring's completions are.
   hio_queue_stats st{};
+  st.struct_size = sizeof st;
   ASSERT_EQ(hio_queue_stats_get(q, &st), 0);
   EXPECT_EQ(st.completed, 16u);
   EXPECT_EQ(st.submitted, 16u);
@@ -81,6 +82,7 @@ TEST_F(Blocking, ALoneSyncCommandByInterruptIsOneSystemCall) {
   EXPECT_GT(p50, 0u);
   // A write past the end grew the target.
   hio_target_info info{};
+  info.struct_size = sizeof info;
   ASSERT_EQ(hio_target_info_get(q, t, &info), 0);
   EXPECT_EQ(info.size, 64 * KiB);
   ASSERT_EQ(hio_write(q, t, w.get(), kLen, 64 * KiB), kLen);
@@ -89,7 +91,7 @@ TEST_F(Blocking, ALoneSyncCommandByInterruptIsOneSystemCall) {
 }
 
 TEST_F(Blocking, PollingAndCommandsInFlightGoThroughTheRing) {
-  hio_open_opts o{0, HIO_OPEN_CREATE | HIO_OPEN_DIRECT, 64 * KiB};
+  hio_open_opts o{sizeof(hio_open_opts), HIO_OPEN_CREATE | HIO_OPEN_DIRECT, 64 * KiB};
   Buf w = aligned_buf(kLen), r = aligned_buf(kLen), r2 = aligned_buf(kLen);
   fill(w.get(), kLen, 7);
   {
@@ -122,6 +124,7 @@ TEST_F(Blocking, PollingAndCommandsInFlightGoThroughTheRing) {
 
 TEST_F(Blocking, HandlesWithoutACacheTakeItAndAReadOfThePartialLastPageComesBackShort) {
   hio_handle_opts o{};
+  o.struct_size = sizeof o;
   o.open = hio_open_opts{0, HIO_OPEN_CREATE | HIO_OPEN_DIRECT, 16 * KiB + 100};
   o.strategy = strat(HIO_WAIT_INTERRUPT);
   hio_handle* h = nullptr;
@@ -138,6 +141,7 @@ TEST_F(Blocking, HandlesWithoutACacheTakeItAndAReadOfThePartialLastPageComesBack
   // The file's last page holds 100 bytes: a read of it returns them, as through the ring.
   EXPECT_EQ(hio_handle_read(h, r.get(), kLen, 16 * KiB), 100) << hio_last_error();
   hio_handle_stats hs{};
+  hs.struct_size = sizeof hs;
   ASSERT_EQ(hio_handle_stats_get(h, &hs), 0);
   EXPECT_EQ(hs.completed, 3u);
   EXPECT_EQ(hio_handle_close(h), 0) << hio_last_error();
@@ -148,7 +152,7 @@ TEST_F(Blocking, HandlesWithoutACacheTakeItAndAReadOfThePartialLastPageComesBack
 // adaptive queue samples in the process.
 TEST_F(Blocking, ItsThreadIsOurs) {
   wait_adaptively_once(e_);
-  hio_open_opts o{0, HIO_OPEN_CREATE | HIO_OPEN_DIRECT, 64 * KiB};
+  hio_open_opts o{sizeof(hio_open_opts), HIO_OPEN_CREATE | HIO_OPEN_DIRECT, 64 * KiB};
   std::atomic<pid_t> tid{0};
   std::thread t([&] {
     Queue q(e_, 4, strat(HIO_WAIT_INTERRUPT));
@@ -170,7 +174,7 @@ TEST_F(Blocking, ItsThreadIsOurs) {
 TEST_F(Blocking, EmulatedTimingIsNeverBypassed) {
   ASSERT_EQ(hio_engine_emulate(e_, "lat_us=300,jitter_us=0"), 0) << hio_last_error();
   Queue q(e_, 4, strat(HIO_WAIT_INTERRUPT));
-  hio_open_opts o{0, HIO_OPEN_CREATE, 64 * KiB};
+  hio_open_opts o{sizeof(hio_open_opts), HIO_OPEN_CREATE, 64 * KiB};
   int t = hio_queue_open(q, f_.c_str(), &o);
   ASSERT_GE(t, 0) << hio_last_error();
   Buf r = aligned_buf(kLen);
@@ -243,6 +247,7 @@ TEST(AdaptiveBlocking, OnlyWhileItsTickWaitsByInterrupt) {
   spinner.begin_wait(hio::now_ns());  // renews its lease
   wait_once(w, be);                   // denied the lease: sleeps
   hio_adaptive_view v{};
+  v.struct_size = sizeof v;
   w.adaptive().view(&v);
   ASSERT_EQ(v.mode, HIO_WAIT_INTERRUPT) << "the setup did not lead adaptive to interrupts";
   ASSERT_TRUE(w.begin_blocking(hio::now_ns()));

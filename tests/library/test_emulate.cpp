@@ -132,6 +132,7 @@ void expect_own_timing(hio_queue* q, int t, uint8_t* buf) {
 // Opens an existing file on q (buffered); the target id.
 int open_file(hio_queue* q, const ShmFile& f) {
   hio_open_opts o{};
+  o.struct_size = sizeof o;
   return hio_queue_open(q, f.c_str(), &o);
 }
 
@@ -160,10 +161,11 @@ TEST_P(EmulatedTimingData, WriteReadBackAndShortReadAtEnd) {
   Queue q(e, 8, GetParam().s);
   ASSERT_EQ(q.rc(), 0) << q.err();
   ShmFile f;
-  hio_open_opts o{0, HIO_OPEN_CREATE, kRegion};
+  hio_open_opts o{sizeof(hio_open_opts), HIO_OPEN_CREATE, kRegion};
   int t = hio_queue_open(q, f.c_str(), &o);
   ASSERT_GE(t, 0) << hio_last_error();
   hio_target_info info{};
+  info.struct_size = sizeof info;
   ASSERT_EQ(hio_target_info_get(q, t, &info), 0);
   EXPECT_EQ(info.growable, 1);  // a regular file, still
   EXPECT_EQ(info.size, kRegion);
@@ -212,6 +214,8 @@ TEST_P(EmulatedTimingData, WriteReadBackAndShortReadAtEnd) {
   EXPECT_EQ(read_file(f.path()).size(), kRegion + 1808);
 
   hio_queue_stats st{};
+
+  st.struct_size = sizeof st;
   ASSERT_EQ(hio_queue_stats_get(q, &st), 0);
   EXPECT_EQ(st.errors, 0u);
   EXPECT_EQ(st.write_ios, kN + 1);
@@ -262,6 +266,7 @@ TEST_P(EmulatedTimingLatency, EveryReadTakesAtLeastTheDeviceLatency) {
   EXPECT_GE(mono_ns() - t0, kSlowNs);
   EXPECT_EQ(std::memcmp(b.get(), data.data() + 5 * kPage, kPage), 0);
   hio_queue_stats st{};
+  st.struct_size = sizeof st;
   ASSERT_EQ(hio_queue_stats_get(q, &st), 0);
   EXPECT_EQ(st.read_ios, 41u);
   EXPECT_GE(st.read_lat.min_ns, kSlowNs);
@@ -304,6 +309,7 @@ TEST(EmulatedTiming, WritesTakeTheWriteLatency) {
     EXPECT_GE(mono_ns() - t0, 400000u) << "write " << i;
   }
   hio_queue_stats st{};
+  st.struct_size = sizeof st;
   ASSERT_EQ(hio_queue_stats_get(q, &st), 0);
   EXPECT_GE(st.write_lat.min_ns, 400000u);
   auto on_file = read_file(f.path());
@@ -350,6 +356,8 @@ TEST(ThreadsEmulatedTiming, IopsCeilingIsSharedByTheEnginesQueues) {
   // (200 / 2000) s, less 10%.
   EXPECT_GE(wall, uint64_t(2 * kPerQueue * 1e9 / 2000 * 0.9)) << "wall " << wall << " ns";
   hio_queue_stats s0{}, s1{};
+  s0.struct_size = sizeof s0;
+  s1.struct_size = sizeof s1;
   ASSERT_EQ(hio_queue_stats_get(q0, &s0), 0);
   ASSERT_EQ(hio_queue_stats_get(q1, &s1), 0);
   EXPECT_EQ(s0.read_ios + s1.read_ios, 2 * kPerQueue);
@@ -410,6 +418,7 @@ TEST(EmulatedTiming, InjectedFaultsOverAFileNameTheOffset) {
     Engine e;
     ASSERT_EQ(hio_engine_emulate(e, c.spec), 0) << hio_last_error();
     hio_handle_opts o{};
+    o.struct_size = sizeof o;
     o.strategy = strat(HIO_WAIT_INTERRUPT);
     o.readahead = HIO_READAHEAD_OFF;
     hio_handle* h = nullptr;
@@ -527,6 +536,8 @@ TEST(EmulatedTiming, HandlesTakeTheTiming) {
   ASSERT_EQ(hio_engine_emulate(e, kSlowSpec), 0) << hio_last_error();
 
   hio_handle_opts o{};
+
+  o.struct_size = sizeof o;
   o.strategy = strat(HIO_WAIT_POLL);
   o.readahead = HIO_READAHEAD_OFF;
   hio_handle* h = nullptr;
@@ -550,6 +561,7 @@ TEST(EmulatedTiming, HandlesTakeTheTiming) {
   EXPECT_EQ(c.res, int32_t(kPage));
   EXPECT_GE(c.lat_ns, kSlowNs);
   hio_handle_stats st{};
+  st.struct_size = sizeof st;
   ASSERT_EQ(hio_handle_stats_get(h, &st), 0);
   EXPECT_EQ(st.read_ios, 5u);
   EXPECT_GE(st.read_lat.min_ns, kSlowNs);
@@ -562,6 +574,7 @@ TEST(EmulatedTiming, HandlesTakeTheTiming) {
   // A handle on a queue of the engine's that the caller made.
   Queue q(e, 4, strat(HIO_WAIT_INTERRUPT));
   hio_handle_opts so{};
+  so.struct_size = sizeof so;
   so.queue = q;
   ASSERT_EQ(hio_handle_open(e, f.c_str(), &so, &h), 0) << hio_last_error();
   t0 = mono_ns();

@@ -66,6 +66,8 @@ TEST_P(FaultInjection, FailOffsetFailsOnlyTheCommandCoveringIt) {
   EXPECT_EQ(hio_read(q_, t_, buf_.get(), 4096, 12288), 4096) << hio_last_error();
 
   hio_queue_stats st{};
+
+  st.struct_size = sizeof st;
   ASSERT_EQ(hio_queue_stats_get(q_, &st), 0);
   EXPECT_EQ(st.errors, 5u);
   EXPECT_EQ(st.completed, 8u + 8u + 1u + 3u);
@@ -81,6 +83,7 @@ TEST_P(FaultInjection, FailRateOneFailsEverything) {
   EXPECT_EQ(hio_flush(q_, t_), -EIO);
   EXPECT_TRUE(Contains(hio_last_error(), "flush"));
   hio_queue_stats st{};
+  st.struct_size = sizeof st;
   ASSERT_EQ(hio_queue_stats_get(q_, &st), 0);
   EXPECT_EQ(st.errors, 33u);
   EXPECT_EQ(st.read_ios + st.write_ios + st.flush_ios, 0u);
@@ -173,7 +176,7 @@ TEST(OpenError, MissingFileNamesPath) {
 TEST(OpenError, UnknownFlags) {
   Engine e;
   Queue q(e, 4);
-  hio_open_opts o{0, 0x80, 0};
+  hio_open_opts o{sizeof(hio_open_opts), 0x80, 0};
   EXPECT_EQ(hio_queue_open(q, "emu:pcie4", &o), -EINVAL);
   EXPECT_TRUE(Contains(hio_last_error(), "0x80"));
 }
@@ -196,7 +199,7 @@ TEST(OpenError, OneBackendPerQueue) {
   Queue q(e, 4);
   ASSERT_GE(hio_queue_open(q, "emu:pcie4,size=1m", nullptr), 0) << hio_last_error();
   TempFile f;
-  hio_open_opts o{0, HIO_OPEN_CREATE, 4096};
+  hio_open_opts o{sizeof(hio_open_opts), HIO_OPEN_CREATE, 4096};
   EXPECT_EQ(hio_queue_open(q, f.c_str(), &o), -EINVAL);
   EXPECT_TRUE(Contains(hio_last_error(), "one backend"));
 }
@@ -211,11 +214,12 @@ TEST(OpenError, SpecBackendNamesTheQueuesBackend) {
   Engine e;
   Queue emu(e, 4), files(e, 4);
   hio_target_info info{};
+  info.struct_size = sizeof info;
   ASSERT_GE(hio_queue_open(emu, "emu:pcie4,size=1m", nullptr), 0) << hio_last_error();
   ASSERT_EQ(hio_target_info_get(emu, 0, &info), 0);
   EXPECT_STREQ(info.backend, hio_spec_backend("emu:pcie4,size=1m"));
   TempFile f;
-  hio_open_opts o{0, HIO_OPEN_CREATE, 4096};
+  hio_open_opts o{sizeof(hio_open_opts), HIO_OPEN_CREATE, 4096};
   ASSERT_GE(hio_queue_open(files, f.c_str(), &o), 0) << hio_last_error();
   ASSERT_EQ(hio_target_info_get(files, 0, &info), 0);
   EXPECT_STREQ(info.backend, hio_spec_backend(f.c_str()));
@@ -229,7 +233,7 @@ TEST(OpenError, FailedFirstOpenDoesNotFixBackend) {
   Queue q(e, 4);
   EXPECT_EQ(hio_queue_open(q, "emu:pcie5", nullptr), -EINVAL);  // a typo
   TempFile f;
-  hio_open_opts o{0, HIO_OPEN_CREATE, 4096};
+  hio_open_opts o{sizeof(hio_open_opts), HIO_OPEN_CREATE, 4096};
   EXPECT_GE(hio_queue_open(q, f.c_str(), &o), 0) << hio_last_error();
 }
 
@@ -304,6 +308,7 @@ TEST_F(SubmitError, BadTargetId) {
   EXPECT_TRUE(Contains(hio_last_error(), "-1"));
   EXPECT_EQ(hio_flush(q_, 7), -EBADF);
   hio_target_info info{};
+  info.struct_size = sizeof info;
   EXPECT_EQ(hio_target_info_get(q_, 9, &info), -EBADF);
   EXPECT_EQ(hio_queue_inflight_get(q_), 0u);
 }
@@ -412,10 +417,11 @@ TEST_F(SubmitError, BadCommandRejectsBatch) {
 TEST_F(SubmitError, DirectIoAlignment) {
   REQUIRE_SCRATCH();
   TempFile f;
-  hio_open_opts o{0, HIO_OPEN_CREATE | HIO_OPEN_DIRECT, 64 * KiB};
+  hio_open_opts o{sizeof(hio_open_opts), HIO_OPEN_CREATE | HIO_OPEN_DIRECT, 64 * KiB};
   int t = hio_queue_open(q_, f.c_str(), &o);
   ASSERT_GE(t, 0) << hio_last_error();
   hio_target_info info{};
+  info.struct_size = sizeof info;
   ASSERT_EQ(hio_target_info_get(q_, t, &info), 0);
   ASSERT_GT(info.offset_align, 1u);
   ASSERT_GT(info.mem_align, 1u);
@@ -439,10 +445,10 @@ TEST_F(SubmitError, ReadOnlyTargetRejectsWrites) {
   TempFile f;
   {
     Queue w(e_, 1);
-    hio_open_opts o{0, HIO_OPEN_CREATE, 8 * KiB};
+    hio_open_opts o{sizeof(hio_open_opts), HIO_OPEN_CREATE, 8 * KiB};
     ASSERT_GE(hio_queue_open(w, f.c_str(), &o), 0) << hio_last_error();
   }
-  hio_open_opts o{0, HIO_OPEN_RDONLY, 0};
+  hio_open_opts o{sizeof(hio_open_opts), HIO_OPEN_RDONLY, 0};
   int t = hio_queue_open(q_, f.c_str(), &o);
   ASSERT_GE(t, 0) << hio_last_error();
   EXPECT_EQ(hio_read(q_, t, buf_.get(), 4096, 0), 4096) << hio_last_error();

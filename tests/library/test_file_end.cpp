@@ -50,6 +50,7 @@ TEST_P(FileEnd, HandleReadsTheLastPartialPage) {
     ASSERT_EQ(hio_cache_create(1 << 20, HIO_CACHE_WRITE_THROUGH, &cache), 0);
   }
   hio_handle_opts o{};
+  o.struct_size = sizeof o;
   o.open.flags = GetParam().direct ? HIO_OPEN_DIRECT : 0;
   o.cache = cache;
   o.readahead = HIO_READAHEAD_OFF;
@@ -67,6 +68,7 @@ TEST_P(FileEnd, HandleReadsTheLastPartialPage) {
   }
   if (cache) {
     hio_handle_stats st{};
+    st.struct_size = sizeof st;
     hio_handle_stats_get(h, &st);
     EXPECT_EQ(st.cache_hits, 3u);  // the second pass hit every page
   }
@@ -92,7 +94,7 @@ TEST(FileEndQueue, SyncReadReturnsTheBytesUpToTheEnd) {
   write_file(f.path(), data);
   Engine e;
   Queue q(e, 4);
-  hio_open_opts oo{0, HIO_OPEN_DIRECT, 0};
+  hio_open_opts oo{sizeof(hio_open_opts), HIO_OPEN_DIRECT, 0};
   int t = hio_queue_open(q, f.c_str(), &oo);
   ASSERT_GE(t, 0) << hio_last_error();
   Buf b = aligned_buf(kPage);

@@ -233,11 +233,13 @@ TEST(Governor, AThreadThatWaitsInAFixedModeIsOurs) {
   for (hio_wait_mode m : {HIO_WAIT_INTERRUPT, HIO_WAIT_POLL, HIO_WAIT_HYBRID}) {
     std::thread t([&] {
       hio_queue_opts o{};
+      o.struct_size = sizeof o;
       o.depth = 4;
       o.strategy.mode = m;
       hio_queue* q = nullptr;
       ASSERT_EQ(hio_queue_create(e, &o, &q), 0);
       hio_open_opts oo{};
+      oo.struct_size = sizeof oo;
       oo.size = 1 << 20;
       int t = hio_queue_open(q, "emu:lat_us=2000", &oo);
       ASSERT_GE(t, 0) << hio_last_error();
@@ -355,6 +357,7 @@ TEST(Governor, ASecondSpinnerSleepsOnlyWhereTheDeviceIsSlowAgainstAWakeUp) {
     first.begin_wait(now_ns());  // renews its lease
     Mode m = second.begin_wait(now_ns());
     hio_adaptive_view v{};
+    v.struct_size = sizeof v;
     second.view(&v);
     if (device_us > 100) {
       EXPECT_NE(m, Mode::poll) << device_us << " us";
@@ -384,6 +387,7 @@ TEST(Adaptive, TheQueuesFirstTickIsNotLearned) {
   run(t0 + 3 * ms, 40'000, false);
   Mode probe = a.begin_wait(t0 + 4 * ms);
   hio_adaptive_view v{};
+  v.struct_size = sizeof v;
   a.view(&v);
   ASSERT_EQ(v.ticks, 1u);
   EXPECT_EQ(v.score[int(Mode::poll)], 0) << "the first tick was learned as polling's cost";
@@ -537,6 +541,7 @@ TEST(Objective, CarriedByTheStrategy) {
   ASSERT_EQ(hio_queue_strategy_get(q, &got), 0);
   EXPECT_EQ(got.objective, HIO_OBJECTIVE_OWN);
   hio_adaptive_view v{};
+  v.struct_size = sizeof v;
   ASSERT_EQ(hio_queue_adaptive_view_get(q, &v), 0) << hio_last_error();
   EXPECT_EQ(v.objective, HIO_OBJECTIVE_OWN);
   hio_strategy bad = s;
@@ -583,6 +588,7 @@ TEST(Adaptive, AQueueBesideOurLeaderTakesItsMode) {
   g.set_core_mode(0, int(Mode::hybrid));
   EXPECT_EQ(follower.begin_wait(now_ns()), Mode::hybrid);
   hio_adaptive_view v{};
+  v.struct_size = sizeof v;
   follower.view(&v);
   EXPECT_EQ(v.ticks, 0u) << "a follower ends no ticks of its own";
 }

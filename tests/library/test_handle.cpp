@@ -55,7 +55,7 @@ struct Cache {
 
 struct Reaper {
   explicit Reaper(uint64_t period_ns) {
-    hio_reaper_opts o{0, period_ns, -1};
+    hio_reaper_opts o{sizeof(hio_reaper_opts), period_ns, -1};
     EXPECT_EQ(hio_reaper_create(&o, &r), 0) << hio_last_error();
   }
   ~Reaper() { hio_reaper_destroy(r); }
@@ -64,6 +64,7 @@ struct Reaper {
 
 hio_handle_opts opts(hio_wait_mode m = HIO_WAIT_INTERRUPT, unsigned depth = 16) {
   hio_handle_opts o{};
+  o.struct_size = sizeof o;
   o.depth = depth;
   o.strategy = strat(m);
   return o;
@@ -152,6 +153,7 @@ TEST_P(HandleRoundTrip, DataIntact) {
   EXPECT_EQ(write_read(a, b, 0, 64, 8, 1), "");
   EXPECT_EQ(write_read(b, a, 100, 33, 4, 2), "");
   hio_handle_stats st{};
+  st.struct_size = sizeof st;
   ASSERT_EQ(hio_handle_stats_get(a, &st), 0);
   EXPECT_EQ(st.write_ios, 64u);
   EXPECT_EQ(st.read_ios, 33u);
@@ -177,6 +179,7 @@ TEST(Handle, FileRoundTripWithCacheAndThread) {
   ASSERT_EQ(h.rc(), 0) << h.err();
   EXPECT_EQ(write_read(h, h, 0, 512, 16, 3), "");  // 2 MiB through a 1 MiB cache
   hio_reaper_stats rs{};
+  rs.struct_size = sizeof rs;
   ASSERT_EQ(hio_reaper_stats_get(r.r, &rs), 0);
   EXPECT_GE(rs.completions, 512u);  // writes reach the device; reads partly
 }
@@ -191,6 +194,8 @@ TEST(Handle, SplitSendsReadsAndWritesToTheirQueues) {
   ASSERT_EQ(h.rc(), 0) << h.err();
   ASSERT_EQ(write_read(h, h, 0, 10, 4, 4), "");
   hio_queue_stats rs{}, ws{};
+  rs.struct_size = sizeof rs;
+  ws.struct_size = sizeof ws;
   ASSERT_EQ(hio_queue_stats_get(rq, &rs), 0);
   ASSERT_EQ(hio_queue_stats_get(wq, &ws), 0);
   EXPECT_EQ(rs.read_ios, 10u);
@@ -218,6 +223,7 @@ TEST(Handle, BoundQueueRefusesDirectIo) {
   hio_completion c[1];
   EXPECT_EQ(hio_reap(q, c, 1, 0), -EBUSY);
   hio_queue_stats st{};
+  st.struct_size = sizeof st;
   EXPECT_EQ(hio_queue_stats_get(q, &st), 0);  // reading it is fine
 }
 
@@ -256,7 +262,7 @@ TEST(Handle, BadOptionsAreNamed) {
   EXPECT_EQ(hio_cache_create(1 << 20, hio_cache_write(9), &c), -EINVAL);
   EXPECT_TRUE(Contains(hio_last_error(), "unknown cache write policy 9"));
   hio_reaper* r = nullptr;
-  hio_reaper_opts ro{0, 2'000'000'000ull, -1};
+  hio_reaper_opts ro{sizeof(hio_reaper_opts), 2'000'000'000ull, -1};
   EXPECT_EQ(hio_reaper_create(&ro, &r), -EINVAL);
   EXPECT_TRUE(Contains(hio_last_error(), "exceeds one second"));
 }
@@ -286,6 +292,7 @@ TEST(Handle, DeviceErrorNamesOperationAndOffset) {
   EXPECT_TRUE(Contains(hio_last_error(), "read at offset 8192"));
   EXPECT_EQ(hio_handle_read(h, b.get(), kPage, 0), int64_t(kPage));
   hio_handle_stats st{};
+  st.struct_size = sizeof st;
   hio_handle_stats_get(h, &st);
   EXPECT_EQ(st.errors, 1u);
 }
@@ -309,6 +316,7 @@ TEST(HandleCache, TwoHandlesSeeEachOthersWrites) {
       EXPECT_EQ(std::memcmp(w.get(), r.get(), kPage), 0) << "policy " << p << " round " << round;
     }
     hio_handle_stats sb{};
+    sb.struct_size = sizeof sb;
     hio_handle_stats_get(b, &sb);
     EXPECT_GE(sb.cache_hits, 2u) << "b's reads came from the shared cache";
   }
@@ -334,6 +342,7 @@ TEST(HandleCache, WriteBackIsDurableAfterFlushAndClose) {
         ASSERT_EQ(hio_handle_flush(h), 0) << hio_last_error();
       }
       hio_cache_stats cs{};
+      cs.struct_size = sizeof cs;
       hio_cache_stats_get(c.c, &cs);
       EXPECT_GT(cs.writebacks, 0u);
       ASSERT_EQ(h.close(), 0) << hio_last_error();
@@ -365,6 +374,7 @@ TEST(HandleCache, CloseReportsDirtyPagesItCouldNotWrite) {
   EXPECT_EQ(hio_handle_close(h), -EIO);
   EXPECT_TRUE(Contains(hio_last_error(), "1 dirty cache pages could not be written back and are lost"));
   hio_cache_stats cs{};
+  cs.struct_size = sizeof cs;
   hio_cache_stats_get(c.c, &cs);
   EXPECT_EQ(cs.dirty, 0u);
   // The cache serves the next handle on that device (no writer of the old one is left in it).
@@ -413,6 +423,7 @@ TEST(HandleCache, ReadAheadOnSequentialStreamsOnly) {
         ASSERT_EQ(std::memcmp(b.get(), expect.get() + size_t(p) * kPage, kPage), 0) << "page " << p;
       }
       hio_handle_stats st{};
+      st.struct_size = sizeof st;
       hio_handle_stats_get(h, &st);
       bool expect_ra = ra == HIO_READAHEAD_ON || (ra == HIO_READAHEAD_AUTO && seq);
       EXPECT_EQ(st.readahead_ios > 0, expect_ra) << "mode " << ra << (seq ? " sequential" : " random");
@@ -472,6 +483,7 @@ TEST(HandleCxx, WrapperRoundTripAndErrors) {
   hybridio::Cache c(1 << 20, HIO_CACHE_WRITE_BACK);
   hybridio::Reaper r(HIO_POLL_PERIOD_AUTO);
   hio_handle_opts o{};
+  o.struct_size = sizeof o;
   o.cache = c.get();
   o.reaper = r.get();
   hybridio::Handle h(e, "emu:pcie4,size=16m", o);

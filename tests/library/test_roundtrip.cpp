@@ -60,7 +60,7 @@ std::string config_name(const Config& c) { return std::string(c.t.name) + "_" + 
 // Opens the target of kind t on q, sized for `bytes`; returns its id.
 int open_target(hio_queue* q, const TargetKind& t, const TempFile& f, uint64_t bytes) {
   if (t.spec) return hio_queue_open(q, t.spec, nullptr);
-  hio_open_opts o{0, HIO_OPEN_CREATE | (t.direct ? HIO_OPEN_DIRECT : 0u), bytes};
+  hio_open_opts o{sizeof(hio_open_opts), HIO_OPEN_CREATE | (t.direct ? HIO_OPEN_DIRECT : 0u), bytes};
   return hio_queue_open(q, f.c_str(), &o);
 }
 
@@ -129,6 +129,8 @@ TEST_P(RoundTrip, WriteReadCompare) {
   EXPECT_EQ(std::memcmp(w.get(), r.get(), region), 0);
 
   hio_queue_stats st{};
+
+  st.struct_size = sizeof st;
   ASSERT_EQ(hio_queue_stats_get(q, &st), 0);
   EXPECT_EQ(st.submitted, 2u * n);
   EXPECT_EQ(st.completed, 2u * n);
@@ -159,6 +161,7 @@ TEST_P(SyncRoundTrip, WriteReadFlush) {
   int t = open_target(q, c.t, f, 4 * MiB);
   ASSERT_GE(t, 0) << hio_last_error();
   hio_target_info info{};
+  info.struct_size = sizeof info;
   ASSERT_EQ(hio_target_info_get(q, t, &info), 0);
   EXPECT_EQ(info.emulated, c.t.spec ? 1 : 0);
   EXPECT_EQ(info.growable, c.t.spec ? 0 : 1);  // only a regular file grows
@@ -178,6 +181,7 @@ TEST_P(SyncRoundTrip, WriteReadFlush) {
   EXPECT_EQ(hio_flush(q, t), 0) << hio_last_error();
   EXPECT_EQ(hio_queue_inflight_get(q), 0u);
   hio_queue_stats st{};
+  st.struct_size = sizeof st;
   ASSERT_EQ(hio_queue_stats_get(q, &st), 0);
   EXPECT_EQ(st.write_ios, ops);
   EXPECT_EQ(st.read_ios, ops);
@@ -196,7 +200,7 @@ TEST(RoundTripUring, BufferedUnalignedOffsetsAndLengths) {
   Engine e;
   Queue q(e, 8);
   TempFile f;
-  hio_open_opts o{0, HIO_OPEN_CREATE, 64 * KiB};
+  hio_open_opts o{sizeof(hio_open_opts), HIO_OPEN_CREATE, 64 * KiB};
   int t = hio_queue_open(q, f.c_str(), &o);
   ASSERT_GE(t, 0) << hio_last_error();
   std::vector<uint8_t> w(1000), r(1000);
@@ -215,13 +219,14 @@ TEST(RoundTripUring, WritePastEndExtendsFile) {
   Engine e;
   Queue q(e, 4);
   TempFile f;
-  hio_open_opts o{0, HIO_OPEN_CREATE | HIO_OPEN_DIRECT, 16 * KiB};
+  hio_open_opts o{sizeof(hio_open_opts), HIO_OPEN_CREATE | HIO_OPEN_DIRECT, 16 * KiB};
   int t = hio_queue_open(q, f.c_str(), &o);
   ASSERT_GE(t, 0) << hio_last_error();
   Buf w = aligned_buf(8192), r = aligned_buf(8192);
   fill(w.get(), 8192, 5);
   ASSERT_EQ(hio_write(q, t, w.get(), 8192, 12 * KiB), 8192) << hio_last_error();
   hio_target_info info{};
+  info.struct_size = sizeof info;
   ASSERT_EQ(hio_target_info_get(q, t, &info), 0);
   EXPECT_EQ(info.size, 20 * KiB);
   ASSERT_EQ(hio_read(q, t, r.get(), 8192, 12 * KiB), 8192) << hio_last_error();
@@ -235,7 +240,7 @@ TEST(RoundTripUring, RegisteredBuffer) {
   Engine e;
   Queue q(e, 16);
   TempFile f;
-  hio_open_opts o{0, HIO_OPEN_CREATE | HIO_OPEN_DIRECT, 1 * MiB};
+  hio_open_opts o{sizeof(hio_open_opts), HIO_OPEN_CREATE | HIO_OPEN_DIRECT, 1 * MiB};
   int t = hio_queue_open(q, f.c_str(), &o);
   ASSERT_GE(t, 0) << hio_last_error();
   ASSERT_EQ(hio_queue_register_buffer(q, mem.get(), 2 * 256 * KiB), 0) << hio_last_error();
@@ -273,13 +278,15 @@ TEST(RoundTripEmu, DeviceSharedByQueuesOfOneEngine) {
 TEST(RoundTripEmu, CapacityFromSpecOrOpenOptions) {
   Engine e;
   Queue q(e, 4);
-  hio_open_opts o{0, 0, 2 * MiB};
+  hio_open_opts o{sizeof(hio_open_opts), 0, 2 * MiB};
   int a = hio_queue_open(q, "emu:pcie4", &o);
   int b = hio_queue_open(q, "emu:nand,size=8m,lba=4096", &o);
   ASSERT_GE(a, 0) << hio_last_error();
   ASSERT_GE(b, 0) << hio_last_error();
   EXPECT_NE(a, b);
   hio_target_info ia{}, ib{};
+  ia.struct_size = sizeof ia;
+  ib.struct_size = sizeof ib;
   ASSERT_EQ(hio_target_info_get(q, a, &ia), 0);
   ASSERT_EQ(hio_target_info_get(q, b, &ib), 0);
   EXPECT_EQ(ia.size, 2 * MiB);

@@ -25,7 +25,7 @@ TEST_P(KernelPollModes, RefusedWithoutPollQueues) {
   Queue q(e, 8, strat(GetParam()));
   ASSERT_EQ(q.rc(), 0) << q.err();
   TempFile f;
-  hio_open_opts o{0, HIO_OPEN_CREATE | HIO_OPEN_DIRECT, 64 * KiB};
+  hio_open_opts o{sizeof(hio_open_opts), HIO_OPEN_CREATE | HIO_OPEN_DIRECT, 64 * KiB};
   EXPECT_EQ(hio_queue_open(q, f.c_str(), &o), -EOPNOTSUPP);
   std::string msg = hio_last_error();
   EXPECT_TRUE(Contains(msg, "poll queues"));
@@ -38,7 +38,7 @@ TEST_P(KernelPollModes, RefusedForBufferedFiles) {
   Engine e;
   Queue q(e, 8, strat(GetParam()));
   TempFile f;
-  hio_open_opts o{0, HIO_OPEN_CREATE, 64 * KiB};
+  hio_open_opts o{sizeof(hio_open_opts), HIO_OPEN_CREATE, 64 * KiB};
   EXPECT_LT(hio_queue_open(q, f.c_str(), &o), 0);
   EXPECT_TRUE(Contains(hio_last_error(), "O_DIRECT"));
 }
@@ -80,7 +80,7 @@ TEST(KernelModes, PlainUringQueueCannotSwitchToIopoll) {
   Engine e;
   Queue q(e, 8, strat(HIO_WAIT_POLL));
   TempFile f;
-  hio_open_opts o{0, HIO_OPEN_CREATE | HIO_OPEN_DIRECT, 64 * KiB};
+  hio_open_opts o{sizeof(hio_open_opts), HIO_OPEN_CREATE | HIO_OPEN_DIRECT, 64 * KiB};
   ASSERT_GE(hio_queue_open(q, f.c_str(), &o), 0) << hio_last_error();
   hio_strategy s = strat(HIO_WAIT_IOPOLL);
   EXPECT_EQ(hio_queue_strategy_set(q, &s), -EINVAL);
@@ -97,7 +97,7 @@ TEST(KernelModes, SqpollQueueCannotLeaveSqpoll) {
   Engine e;
   Queue q(e, 8, strat(HIO_WAIT_SQPOLL));
   TempFile f;
-  hio_open_opts o{0, HIO_OPEN_CREATE, 64 * KiB};
+  hio_open_opts o{sizeof(hio_open_opts), HIO_OPEN_CREATE, 64 * KiB};
   ASSERT_GE(hio_queue_open(q, f.c_str(), &o), 0) << hio_last_error();
   for (hio_wait_mode m : {HIO_WAIT_INTERRUPT, HIO_WAIT_POLL, HIO_WAIT_HYBRID, HIO_WAIT_IOPOLL}) {
     hio_strategy s = strat(m);
@@ -155,6 +155,7 @@ TEST(Strategy, InvalidValuesRefusedAndPreviousKept) {
   ASSERT_EQ(hio_queue_strategy_get(q, &got), 0);
   EXPECT_EQ(got.mode, HIO_WAIT_POLL);
   hio_queue_stats st{};
+  st.struct_size = sizeof st;
   ASSERT_EQ(hio_queue_stats_get(q, &st), 0);
   EXPECT_EQ(st.mode_changes, 0u);
 }
@@ -200,6 +201,7 @@ TEST_P(StrategyChange, LosesNoCompletion) {
   while (hio_queue_inflight_get(q) > 0) reap(32, 1);
   for (uint32_t i = 0; i < 32; i++) EXPECT_EQ(seen[i], 1) << "tag " << i;
   hio_queue_stats st{};
+  st.struct_size = sizeof st;
   ASSERT_EQ(hio_queue_stats_get(q, &st), 0);
   EXPECT_EQ(st.mode_changes, changes);
   EXPECT_EQ(st.completed, 32u);
@@ -228,6 +230,7 @@ TEST(Strategy, SameModeIsNotCountedAsAChange) {
   ASSERT_EQ(hio_queue_strategy_set(q, &s), 0);
   ASSERT_EQ(hio_queue_strategy_set(q, &s), 0);
   hio_queue_stats st{};
+  st.struct_size = sizeof st;
   ASSERT_EQ(hio_queue_stats_get(q, &st), 0);
   EXPECT_EQ(st.mode_changes, 1u);
 }
@@ -261,6 +264,8 @@ TEST(Stats, CountsMatchTheWorkDone) {
   ASSERT_EQ(hio_flush(q, t), 0);
 
   hio_queue_stats st{};
+
+  st.struct_size = sizeof st;
   ASSERT_EQ(hio_queue_stats_get(q, &st), 0);
   EXPECT_EQ(st.submitted, 67u);
   EXPECT_EQ(st.completed, 67u);
@@ -325,6 +330,7 @@ TEST(Stats, ResetZeroes) {
   hio_strategy s = strat(HIO_WAIT_INTERRUPT);
   ASSERT_EQ(hio_queue_strategy_set(q, &s), 0);
   hio_queue_stats st{};
+  st.struct_size = sizeof st;
   ASSERT_EQ(hio_queue_stats_get(q, &st), 0);
   ASSERT_GT(st.completed, 0u);
   ASSERT_EQ(st.errors, 1u);
@@ -362,6 +368,7 @@ hio_queue_stats stats_after_io(hio_strategy s, const char* spec) {
   EXPECT_GE(t, 0) << hio_last_error();
   do_io(q, t, 20);
   hio_queue_stats st{};
+  st.struct_size = sizeof st;
   EXPECT_EQ(hio_queue_stats_get(q, &st), 0);
   EXPECT_GT(st.waits, 0u);
   return st;

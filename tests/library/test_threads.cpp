@@ -182,6 +182,7 @@ TEST_P(ThreadsSharedQueueModes, SyncHelpersFromFourThreads) {
   for (auto& th : threads) th.join();
   for (unsigned i = 0; i < kThreads; i++) EXPECT_EQ(errors[i], "") << "thread " << i;
   hio_queue_stats st{};
+  st.struct_size = sizeof st;
   ASSERT_EQ(hio_queue_stats_get(q, &st), 0);
   EXPECT_EQ(st.write_ios, kThreads * kOps);
   EXPECT_EQ(st.read_ios, kThreads * kOps);
@@ -275,6 +276,7 @@ TEST(ThreadsStrategy, ChangeFromAnotherThreadDuringIo) {
   EXPECT_EQ(change_errors.load(), 0);
   EXPECT_GE(changes.load(), 40u);
   hio_queue_stats st{};
+  st.struct_size = sizeof st;
   ASSERT_EQ(hio_queue_stats_get(q, &st), 0);
   EXPECT_EQ(st.mode_changes, changes.load());  // each step of the cycle changes the mode
   EXPECT_EQ(st.completed, 256u * rounds);
@@ -289,12 +291,14 @@ TEST(ThreadsQueueOwner, StatsAfterTheOwnerThreadEnded) {
   ASSERT_GE(t, 0) << hio_last_error();
   Buf b = aligned_buf(4096);
   hio_queue_stats before{};
+  before.struct_size = sizeof before;
   std::thread([&] {
     hio_queue_stats_reset(q);  // this thread becomes the owner
     for (int i = 0; i < 200; i++) ASSERT_EQ(hio_read(q, t, b.get(), 4096, 0), 4096) << hio_last_error();
     hio_queue_stats_get(q, &before);
   }).join();
   hio_queue_stats after{};
+  after.struct_size = sizeof after;
   ASSERT_EQ(hio_queue_stats_get(q, &after), 0) << hio_last_error();
   EXPECT_EQ(after.completed, 200u);
   EXPECT_GT(before.cpu_ns, 0u);

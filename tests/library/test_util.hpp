@@ -73,7 +73,7 @@ class Engine {
 class Queue {
  public:
   Queue(hio_engine* e, unsigned depth, hio_strategy s = {}, unsigned flags = 0) {
-    hio_queue_opts o{0, depth, flags, s};
+    hio_queue_opts o{sizeof(hio_queue_opts), depth, flags, s};
     rc_ = hio_queue_create(e, &o, &q_);
     if (rc_ < 0) err_ = hio_last_error();
   }
@@ -98,6 +98,7 @@ inline void wait_adaptively_once(hio_engine* e) {
   Queue q(e, 1, strat(HIO_WAIT_ADAPTIVE));
   ASSERT_EQ(q.rc(), 0) << q.err();
   hio_open_opts o{};
+  o.struct_size = sizeof o;
   o.size = 1 << 20;
   int t = hio_queue_open(q, "emu:lat_us=20", &o);
   ASSERT_GE(t, 0) << hio_last_error();

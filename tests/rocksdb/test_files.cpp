@@ -221,10 +221,13 @@ uint32_t direct_alignment(const std::string& path) {
   hio_engine* e = nullptr;
   hio_queue* q = nullptr;
   hio_queue_opts qo{};
+  qo.struct_size = sizeof qo;
   qo.depth = 1;
   hio_open_opts oo{};
+  oo.struct_size = sizeof oo;
   oo.flags = HIO_OPEN_DIRECT;
   hio_target_info info{};
+  info.struct_size = sizeof info;
   int t = -1;
   if (hio_engine_create(&e) == 0 && hio_queue_create(e, &qo, &q) == 0) t = hio_queue_open(q, path.c_str(), &oo);
   bool ok = t >= 0 && hio_target_info_get(q, t, &info) == 0;

@@ -45,6 +45,7 @@ hio_strategy strategy_of(const JobOptions& o) {
 
 hio_open_opts open_opts(const JobOptions& o, bool create) {
   hio_open_opts oo{};
+  oo.struct_size = sizeof oo;
   oo.flags = (o.direct ? HIO_OPEN_DIRECT : 0) | (create ? HIO_OPEN_CREATE : 0) |
              (rw_writes(o.rw) || create ? 0 : HIO_OPEN_RDONLY);
   oo.size = o.size;
@@ -56,6 +57,7 @@ int open_target(hio_queue* q, const JobOptions& o, bool create, hio_target_info*
   hio_open_opts oo = open_opts(o, create);
   int t = hio_queue_open(q, o.filename.c_str(), &oo);
   if (t < 0) throw UsageError("job '" + o.name + "': " + hio_last_error());
+  info->struct_size = sizeof *info;
   hio_target_info_get(q, t, info);
   return t;
 }
@@ -67,6 +69,7 @@ using CachePtr = std::unique_ptr<hio_cache, CacheDeleter>;
 
 QueuePtr make_queue(hio_engine* e, const JobOptions& o, unsigned depth) {
   hio_queue_opts qo{};
+  qo.struct_size = sizeof qo;
   qo.depth = depth;
   qo.strategy = strategy_of(o);
   hio_queue* q = nullptr;
@@ -141,6 +144,7 @@ class Runner {
       : o_(o), p_(p), sh_(sh), rng_(0x68696f ^ (uint64_t(index) << 32)) {
     pin(o);
     hio_handle_opts ho{};
+    ho.struct_size = sizeof ho;
     ho.open = open_opts(o, false);
     ho.flags = o.high_priority ? HIO_HANDLE_HIGH_PRIORITY : 0;
     std::tie(ho.queue, ho.write_queue) = sh.queues_for(o);
@@ -160,6 +164,7 @@ class Runner {
       throw UsageError("job '" + o.name + "': " + hio_last_error());
     h_ = h;
     q_ = hio_handle_queue_get(h, HIO_HANDLE_READS);
+    info_.struct_size = sizeof info_;
     hio_handle_target_info_get(h, &info_);
     blocks_ = (o.size ? o.size : info_.size) / o.bs;
     size_t align = std::max<size_t>(4096, info_.mem_align);
@@ -204,6 +209,10 @@ class Runner {
     logging_ = false;
     uint64_t wall = hio::now_ns() - start;
     Usage u1 = Usage::now();
+    r.qs.struct_size = sizeof r.qs;
+    r.hs.struct_size = sizeof r.hs;
+    r.cs.struct_size = sizeof r.cs;
+    r.view.struct_size = sizeof r.view;
     hio_queue_stats_get(q_, &r.qs);
     hio_handle_stats_get(h_, &r.hs);
     if (cache_) hio_cache_stats_get(cache_.get(), &r.cs);
@@ -307,6 +316,7 @@ class Runner {
     TimelinePoint pt;
     pt.t_ms = double(now - log_start_) / 1e6;
     pt.iops = double(ios - log_ios_) * 1e9 / double(now - log_next_);
+    pt.view.struct_size = sizeof pt.view;
     pt.adaptive = hio_queue_adaptive_view_get(q_, &pt.view) == 0;
     r.timeline.push_back(pt);
     log_next_ = now;
@@ -436,6 +446,7 @@ void lay_out(hio_engine* engine, const JobOptions& o, const std::string& where) 
   tmp.completion = HIO_WAIT_INTERRUPT;
   QueuePtr q = make_queue(engine, tmp, 1);
   hio_target_info info{};
+  info.struct_size = sizeof info;
   int t = open_target(q.get(), tmp, true, &info);
   constexpr uint32_t kChunk = 1u << 20;
   std::unique_ptr<void, FreeDeleter> mem(std::aligned_alloc(4096, kChunk));
@@ -481,6 +492,7 @@ void prepare_target(hio_engine* engine, const JobOptions& o) {
   // Open as the job will, so that a wait mode the target cannot do fails here.
   QueuePtr q = make_queue(engine, o, 1);
   hio_target_info info{};
+  info.struct_size = sizeof info;
   open_target(q.get(), o, false, &info);
   uint64_t size = o.size ? o.size : info.size;
   if (size < o.bs) throw UsageError(where + "the target holds " + std::to_string(size) + " bytes, less than --bs");

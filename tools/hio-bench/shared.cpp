@@ -32,6 +32,7 @@ SharedResources::SharedResources(hio_engine* e, const std::vector<JobOptions>& j
   }
   for (const auto& [k, w] : want) {
     hio_queue_opts qo{};
+    qo.struct_size = sizeof qo;
     qo.depth = std::min(4096u, w.first);
     qo.flags = HIO_QUEUE_SHARED;
     qo.strategy.mode = w.second->completion;
@@ -42,7 +43,7 @@ SharedResources::SharedResources(hio_engine* e, const std::vector<JobOptions>& j
   }
   for (const auto& j : jobs) {
     if (!j.reaper_thread || reapers_.count({j.poll_period_ns, j.reaper_cpu})) continue;
-    hio_reaper_opts ro{0, j.poll_period_ns, j.reaper_cpu};
+    hio_reaper_opts ro{sizeof(hio_reaper_opts), j.poll_period_ns, j.reaper_cpu};
     hio_reaper* r = nullptr;
     if (hio_reaper_create(&ro, &r) < 0)
       throw UsageError("job '" + j.name + "': " +
@@ -69,6 +70,7 @@ hio_reaper* SharedResources::reaper_for(const JobOptions& o) const {
 
 hio_reaper_stats SharedResources::reaper_stats(const JobOptions& o) const {
   hio_reaper_stats s{};
+  s.struct_size = sizeof s;
   if (hio_reaper* r = reaper_for(o)) hio_reaper_stats_get(r, &s);
   return s;
 }

@@ -83,11 +83,11 @@ static int check_spec(const char *spec, int as_timing) {
   } else {
     hio_queue *q = NULL;
     hio_queue_opts qo;
-    memset(&qo, 0, sizeof(qo));
+    hio_queue_opts_init(&qo, sizeof(qo));
     qo.depth = 1;
     char full[512];
     snprintf(full, sizeof(full), "emu:%s", spec);
-    hio_open_opts oo = {0};
+    hio_open_opts oo = {.struct_size = sizeof(hio_open_opts)};
     r = hio_queue_create(e, &qo, &q);
     if (r >= 0) r = hio_queue_open(q, full, &oo);
     if (q) hio_queue_destroy(q);
@@ -168,7 +168,7 @@ static int hio_fio_setup(struct thread_data *td) {
 /* A queue of the job's depth and strategy. */
 static int create_queue(struct hio_fio_job *j, hio_queue **out) {
   hio_queue_opts qo;
-  memset(&qo, 0, sizeof(qo));
+  hio_queue_opts_init(&qo, sizeof(qo));
   qo.depth = j->depth;
   qo.strategy = hio_fio_strategy(j->o);
   return hio_queue_create(j->engine, &qo, out);
@@ -203,7 +203,9 @@ static int hio_fio_init(struct thread_data *td) {
     return fail(td, -r, "hio_cache_mb");
   if (o->reaper == HIO_FIO_REAPER_THREAD) {
     int bad;
-    hio_reaper_opts ro = {.poll_period_ns = hio_fio_poll_period_ns(o, &bad), .cpu = o->reaper_cpu};
+    hio_reaper_opts ro = {.struct_size = sizeof(hio_reaper_opts),
+                          .poll_period_ns = hio_fio_poll_period_ns(o, &bad),
+                          .cpu = o->reaper_cpu};
     if ((r = hio_reaper_create(&ro, &j->reaper)) < 0) return fail(td, -r, "hio_reaper");
   }
   return 0;
@@ -238,7 +240,7 @@ static struct hio_fio_file *track_file(struct hio_fio_job *j, struct fio_file *f
 static int open_handle(struct hio_fio_job *j, struct hio_fio_file *hf, const char *spec, const hio_open_opts *oo) {
   const struct hio_fio_options *o = j->o;
   hio_handle_opts ho;
-  memset(&ho, 0, sizeof(ho));
+  hio_handle_opts_init(&ho, sizeof(ho));
   ho.open = *oo;
   ho.depth = j->depth;
   ho.strategy = hio_fio_strategy(o);
@@ -275,7 +277,7 @@ static int open_target(struct thread_data *td, struct hio_fio_job *j, struct hio
   if (j->handles ? hf->handle != NULL : hf->target >= 0) return 0;
   char spec[4096];
   snprintf(spec, sizeof(spec), o->emu ? "emu:%s" : "%s", o->emu ? o->emu : f->file_name);
-  hio_open_opts oo = {0};
+  hio_open_opts oo = {.struct_size = sizeof(hio_open_opts)};
   if (td->o.odirect) oo.flags |= HIO_OPEN_DIRECT;
   if (td_read(td) && !td_write(td) && !td_trim(td)) oo.flags |= HIO_OPEN_RDONLY;
   if (o->emu) oo.size = f->real_file_size;

@@ -31,6 +31,7 @@ void hio_fio_figures_add(struct hio_fio_figures *f, hio_queue *q) {
   for (int m = 0; m < 3; m++) t->adaptive_ns[m] += s.adaptive_ns[m];
   t->adaptive_switches += s.adaptive_switches;
   t->adaptive_probes += s.adaptive_probes;
+  f->view.struct_size = sizeof(f->view);
   if (!f->have_view && hio_queue_adaptive_view_get(q, &f->view) == 0) f->have_view = 1;
 }
 

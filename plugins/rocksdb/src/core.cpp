@@ -13,6 +13,7 @@ namespace {
 void add_queue(const ThreadQueue& tq, Stats* s) {
   hio_queue* q = tq.q;
   hio_queue_stats st{};
+  st.struct_size = sizeof st;
   if (hio_queue_stats_get(q, &st) < 0) return;
   s->queues++;
   // The wait shares are the application threads': theirs is the strategy the URI chose.
@@ -112,6 +113,7 @@ std::shared_ptr<ThreadQueue> Core::ThisThreadQueue(std::string* err) {
   for (auto& tq : mine)
     if (tq->core.get() == this) return tq;
   hio_queue_opts o{};
+  o.struct_size = sizeof o;
   o.depth = cfg_.depth;
   // RocksDB names its thread pools' threads rocksdb:low, rocksdb:high and
   // rocksdb:bottom: their flushes and compactions want throughput, and on a
@@ -161,6 +163,7 @@ Stats Core::Collect() {
   s.uri = cfg_.uri;
   if (cache_) {
     hio_cache_stats cs{};
+    cs.struct_size = sizeof cs;
     hio_cache_stats_get(cache_, &cs);
     s.cache_hits = cs.hits;
     s.cache_misses = cs.misses;

@@ -61,6 +61,7 @@ IOStatus FileIo::Open() {
   // pages would read up to twice what a block spanning two of them needs
   // (RocksDB's 4 KiB blocks: 8 KiB against posix-direct's 4.5 KiB).
   hio_target_info info{};
+  info.struct_size = sizeof info;
   info.struct_size = sizeof(info);
   if (hio_handle_target_info_get(h, &info) < 0)
     return IOStatus::IOError(path_, std::string("hybridio target info: ") + hio_last_error());
@@ -95,6 +96,7 @@ IOStatus FileIo::Handle(hio_handle** out, ThreadQueue** tq_out) {
     if (b.tq == tq) return remember(b.h);
   const Config& c = core_->config();
   hio_handle_opts o{};
+  o.struct_size = sizeof o;
   o.open.flags = (direct_ ? HIO_OPEN_DIRECT : 0u) | (mode_ == Mode::kRead ? HIO_OPEN_RDONLY : 0u);
   o.queue = tq->q;
   o.cache = core_->cache();

@@ -168,6 +168,7 @@ Run io_run(const std::string& spec, hio_wait_mode mode, uint32_t bs, unsigned de
       std::unique_ptr<hio_engine, void (*)(hio_engine*)> eg(e, hio_engine_destroy);
       hio_queue_opts qo{};
       qo.struct_size = sizeof qo;
+      qo.struct_size = sizeof qo;
       qo.depth = depth;
       qo.strategy.mode = mode;
       hio_queue* q = nullptr;
@@ -175,11 +176,13 @@ Run io_run(const std::string& spec, hio_wait_mode mode, uint32_t bs, unsigned de
       std::unique_ptr<hio_queue, void (*)(hio_queue*)> qg(q, hio_queue_destroy);
       hio_open_opts oo{};
       oo.struct_size = sizeof oo;
+      oo.struct_size = sizeof oo;
       oo.flags = spec.rfind("emu:", 0) == 0 ? 0 : HIO_OPEN_DIRECT | HIO_OPEN_RDONLY;
       oo.size = size;
       int tgt = hio_queue_open(q, spec.c_str(), &oo);
       check(tgt, spec.c_str());
       hio_target_info info{};
+      info.struct_size = sizeof info;
       info.struct_size = sizeof info;
       check(hio_target_info_get(q, tgt, &info), "hio_target_info_get");
       size_t align = std::max<size_t>(4096, info.mem_align);
