@@ -95,6 +95,12 @@ typedef enum hio_wait_mode {
   HIO_WAIT_ADAPTIVE = 6
 } hio_wait_mode;
 
+/* The length of the per-mode arrays of the statistics and the adaptive
+ * view, indexed by hio_wait_mode: the modes adaptive chooses among today
+ * are the first three (interrupt, poll, hybrid); the others read 0, room
+ * for modes it may choose among later without a change of layout. */
+#define HIO_ADAPTIVE_MODES_MAX 8
+
 /* ADAPTIVE only: what it maximises beside other tenants of its cores, and
  * alone for a queue that waits less than half the time (OWN polls, SHARED
  * takes the cheapest mode within polling's latency). */
@@ -194,7 +200,10 @@ typedef struct hio_io {
   void *buf;    /* unused for FLUSH */
   uint32_t len; /* unused for FLUSH */
   uint64_t offset;
-  uint64_t tag; /* returned in the completion */
+  /* Returned in the completion. Bit 63 is the library's: its synchronous
+   * calls tag their own commands with it set, so a program's tags leave it
+   * clear (one equal to the library's would be taken for it). */
+  uint64_t tag;
 } hio_io;
 
 typedef struct hio_completion {
@@ -261,7 +270,7 @@ typedef struct hio_queue_stats {
   hio_lat_summary read_lat, write_lat;
   /* ADAPTIVE: time spent in interrupt, poll and hybrid (indexed by
    * hio_wait_mode), settled-mode switches, probes of the other modes. */
-  uint64_t adaptive_ns[3];
+  uint64_t adaptive_ns[HIO_ADAPTIVE_MODES_MAX];
   uint64_t adaptive_switches, adaptive_probes;
 } hio_queue_stats;
 
@@ -377,7 +386,11 @@ HIO_API int hio_handle_close(hio_handle *h);
 HIO_API int hio_handle_target_info_get(hio_handle *h, hio_target_info *out);
 
 /* As hio_submit and hio_reap; io.target is ignored. A read served by the
- * cache, or a write-back write, completes at once (seen by the next reap). */
+ * cache, or a write-back write, completes at once (seen by the next reap).
+ * hio_handle_submit checks every command first (-EINVAL, none submitted);
+ * if the queue then refuses one (full, -EBUSY, or a device error) after
+ * others were accepted, it returns how many were: the rest were not
+ * submitted, and submitting them again gives the error. */
 HIO_API int hio_handle_submit(hio_handle *h, const hio_io *ios, unsigned n);
 HIO_API int hio_handle_reap(hio_handle *h, hio_completion *out, unsigned max, unsigned min_complete);
 HIO_API int64_t hio_handle_read(hio_handle *h, void *buf, uint32_t len, uint64_t offset);

@@ -249,6 +249,7 @@ void Adaptive::view(hio_adaptive_view* o) const {
   o->wake_cpu_ns = wake_ ? wake_->cpu_ns : 0;
   o->wake_late_ns = wake_ ? wake_->late_ns : 0;
   o->hybrid_sleep_ns = wake_ ? hybrid_sleep_ns(WaitHint{1, last_len_}, 1) : 0;
+  static_assert(kModes <= HIO_ADAPTIVE_MODES_MAX, "the public per-mode arrays must hold every mode");
   for (int i = 0; i < kModes; i++) o->score[i] = last_.score[size_t(i)];
   o->ticks = ticks_;
   o->switches = policy_.switches();

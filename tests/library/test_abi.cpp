@@ -22,13 +22,13 @@ static_assert(sizeof(hio_target_info) == 40);
 static_assert(sizeof(hio_io) == 40);
 static_assert(sizeof(hio_completion) == 48);
 static_assert(sizeof(hio_lat_summary) == 40);
-static_assert(sizeof(hio_queue_stats) == 248);
+static_assert(sizeof(hio_queue_stats) == 288);
 static_assert(sizeof(hio_cache_stats) == 80);
 static_assert(sizeof(hio_reaper_opts) == 24);
 static_assert(sizeof(hio_reaper_stats) == 80);
 static_assert(sizeof(hio_handle_opts) == 120);
 static_assert(sizeof(hio_handle_stats) == 208);
-static_assert(sizeof(hio_adaptive_view) == 192);
+static_assert(sizeof(hio_adaptive_view) == 232);
 static_assert(offsetof(hio_queue_opts, struct_size) == 0 && offsetof(hio_handle_stats, struct_size) == 0);
 
 TEST(Abi, StructSizeZeroIsRefusedNamingTheStructAndItsInit) {
