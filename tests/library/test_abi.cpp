@@ -65,18 +65,23 @@ TEST(Abi, StructSizeZeroIsRefusedNamingTheStructAndItsInit) {
   hio_engine_destroy(e);
 }
 
+// T as its init function leaves it, over memory that held garbage.
+template <class T>
+T initialised(void (*init)(T*, size_t)) {
+  T o;
+  std::memset(&o, 0xff, sizeof o);
+  init(&o, sizeof o);
+  return o;
+}
+
 TEST(Abi, InitFunctionsGiveTheDocumentedDefaults) {
-  hio_queue_opts qo;
-  std::memset(&qo, 0xff, sizeof qo);
-  hio_queue_opts_init(&qo, sizeof qo);
+  hio_queue_opts qo = initialised(hio_queue_opts_init);
   EXPECT_EQ(qo.struct_size, sizeof qo);
   EXPECT_EQ(qo.depth, 64u);
   EXPECT_EQ(qo.flags, 0u);
   EXPECT_EQ(qo.strategy.mode, HIO_WAIT_INTERRUPT);
 
-  hio_handle_opts ho;
-  std::memset(&ho, 0xff, sizeof ho);
-  hio_handle_opts_init(&ho, sizeof ho);
+  hio_handle_opts ho = initialised(hio_handle_opts_init);
   EXPECT_EQ(ho.struct_size, sizeof ho);
   EXPECT_EQ(ho.open.struct_size, sizeof ho.open);
   EXPECT_EQ(ho.depth, 64u);
@@ -85,14 +90,12 @@ TEST(Abi, InitFunctionsGiveTheDocumentedDefaults) {
   EXPECT_EQ(ho.reaper, nullptr);
   EXPECT_EQ(ho.readahead, HIO_READAHEAD_AUTO);
 
-  hio_reaper_opts ro;
-  hio_reaper_opts_init(&ro, sizeof ro);
+  hio_reaper_opts ro = initialised(hio_reaper_opts_init);
+  EXPECT_EQ(ro.struct_size, sizeof ro);
   EXPECT_EQ(ro.poll_period_ns, HIO_POLL_PERIOD_AUTO);
   EXPECT_EQ(ro.cpu, -1);
 
-  hio_open_opts oo;
-  std::memset(&oo, 0xff, sizeof oo);
-  hio_open_opts_init(&oo, sizeof oo);
+  hio_open_opts oo = initialised(hio_open_opts_init);
   EXPECT_EQ(oo.struct_size, sizeof oo);
   EXPECT_EQ(oo.flags, 0u);
   EXPECT_EQ(oo.size, 0u);

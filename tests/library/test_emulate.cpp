@@ -88,6 +88,18 @@ std::vector<uint8_t> make_file(const ShmFile& f, uint32_t pages, uint64_t seed) 
   return d;
 }
 
+// A handle on f, waiting in mode m, without read-ahead; nullptr (the test
+// failed, with the message) if it does not open.
+hio_handle* open_handle(hio_engine* e, const ShmFile& f, hio_wait_mode m) {
+  hio_handle_opts o;
+  hio_handle_opts_init(&o, sizeof o);
+  o.strategy = strat(m);
+  o.readahead = HIO_READAHEAD_OFF;
+  hio_handle* h = nullptr;
+  EXPECT_EQ(hio_handle_open(e, f.c_str(), &o, &h), 0) << hio_last_error();
+  return h;
+}
+
 uint64_t median(std::vector<uint64_t> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0 : v[v.size() / 2];
@@ -214,7 +226,6 @@ TEST_P(EmulatedTimingData, WriteReadBackAndShortReadAtEnd) {
   EXPECT_EQ(read_file(f.path()).size(), kRegion + 1808);
 
   hio_queue_stats st{};
-
   st.struct_size = sizeof st;
   ASSERT_EQ(hio_queue_stats_get(q, &st), 0);
   EXPECT_EQ(st.errors, 0u);
@@ -417,12 +428,8 @@ TEST(EmulatedTiming, InjectedFaultsOverAFileNameTheOffset) {
     SCOPED_TRACE(c.spec);
     Engine e;
     ASSERT_EQ(hio_engine_emulate(e, c.spec), 0) << hio_last_error();
-    hio_handle_opts o{};
-    o.struct_size = sizeof o;
-    o.strategy = strat(HIO_WAIT_INTERRUPT);
-    o.readahead = HIO_READAHEAD_OFF;
-    hio_handle* h = nullptr;
-    ASSERT_EQ(hio_handle_open(e, f.c_str(), &o, &h), 0) << hio_last_error();
+    hio_handle* h = open_handle(e, f, HIO_WAIT_INTERRUPT);
+    ASSERT_NE(h, nullptr);
     int64_t r = c.op == HIO_OP_READ ? hio_handle_read(h, b.get(), kPage, 2 * kPage)
                                     : hio_handle_write(h, b.get(), kPage, 2 * kPage);
     EXPECT_EQ(r, -EIO);
@@ -535,13 +542,8 @@ TEST(EmulatedTiming, HandlesTakeTheTiming) {
   Engine e;
   ASSERT_EQ(hio_engine_emulate(e, kSlowSpec), 0) << hio_last_error();
 
-  hio_handle_opts o{};
-
-  o.struct_size = sizeof o;
-  o.strategy = strat(HIO_WAIT_POLL);
-  o.readahead = HIO_READAHEAD_OFF;
-  hio_handle* h = nullptr;
-  ASSERT_EQ(hio_handle_open(e, f.c_str(), &o, &h), 0) << hio_last_error();
+  hio_handle* h = open_handle(e, f, HIO_WAIT_POLL);
+  ASSERT_NE(h, nullptr);
   uint64_t t0 = mono_ns();
   ASSERT_EQ(hio_handle_write(h, w.get(), 4 * kPage, 8 * kPage), int64_t(4 * kPage)) << hio_last_error();
   EXPECT_GE(mono_ns() - t0, kSlowNs);

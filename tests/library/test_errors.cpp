@@ -66,7 +66,6 @@ TEST_P(FaultInjection, FailOffsetFailsOnlyTheCommandCoveringIt) {
   EXPECT_EQ(hio_read(q_, t_, buf_.get(), 4096, 12288), 4096) << hio_last_error();
 
   hio_queue_stats st{};
-
   st.struct_size = sizeof st;
   ASSERT_EQ(hio_queue_stats_get(q_, &st), 0);
   EXPECT_EQ(st.errors, 5u);

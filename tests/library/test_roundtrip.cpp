@@ -129,7 +129,6 @@ TEST_P(RoundTrip, WriteReadCompare) {
   EXPECT_EQ(std::memcmp(w.get(), r.get(), region), 0);
 
   hio_queue_stats st{};
-
   st.struct_size = sizeof st;
   ASSERT_EQ(hio_queue_stats_get(q, &st), 0);
   EXPECT_EQ(st.submitted, 2u * n);

@@ -264,7 +264,6 @@ TEST(Stats, CountsMatchTheWorkDone) {
   ASSERT_EQ(hio_flush(q, t), 0);
 
   hio_queue_stats st{};
-
   st.struct_size = sizeof st;
   ASSERT_EQ(hio_queue_stats_get(q, &st), 0);
   EXPECT_EQ(st.submitted, 67u);
