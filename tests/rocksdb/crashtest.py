@@ -46,11 +46,11 @@ STRATEGIES = ("interrupt", "poll", "adaptive")
 TARGETS = {"disk": ("/var/tmp", ""), "pcie4": ("/dev/shm", "&emulate=pcie4")}
 # A key space that a restart verifies in about a second here (db_crashtest's
 # default, 25 million keys, takes minutes per restart on two cores); whitebox
-# runs of a fortieth of db_crashtest's operations and a fifth of its reopens
-# (a reopen every 10,000 operations, as db_crashtest's 20 in 200,000), so
-# that a run that RocksDB does not kill ends inside the duration: with 20,
-# a run under emulated PCIe 4.0 timing on interrupts took over 12 minutes,
-# each reopen reading every table's metadata through the emulated device.
+# runs of a fortieth of db_crashtest's operations per thread and a fifth of
+# its reopens, so that a run that RocksDB does not kill ends inside the
+# duration: with 20 reopens, a run under emulated PCIe 4.0 timing on
+# interrupts took over 12 minutes, each reopen reading every table's
+# metadata through the emulated device.
 DB_STRESS_ARGS = {
     "blackbox": ["--max_key=200000", "--threads=8"],
     "whitebox": ["--max_key=200000", "--threads=8", "--ops_per_thread=5000", "--reopen=4"],
