@@ -10,6 +10,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/build/crashtest}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)  # the compile commands run from inside it
 me=db-stress.sh
 version=$(dpkg-query -W -f='${Version}' librocksdb-dev 2>/dev/null || true)
 if [ -x "$out/db_stress" ] && [ "$(cat "$out/.debian-version" 2>/dev/null)" = "$version" ]; then
