@@ -7,8 +7,8 @@
 #include <mutex>
 #include <string>
 
-#include "backend/devices.hpp"
-#include "backend/emu_device.hpp"
+#include "emu/device.hpp"
+#include "emu/devices.hpp"
 
 namespace hio {
 

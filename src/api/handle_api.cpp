@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <mutex>
 
+#include "adaptive/governor.hpp"
 #include "api/abi.hpp"
 #include "api/objects.hpp"
 #include "hybridio/hio.h"
@@ -130,7 +131,7 @@ int hio_reaper_create(const hio_reaper_opts* opts, hio_reaper** out) {
   hio_reaper_opts o;
   if (int r = hio::abi::take(opts, &o, "hio_reaper_opts"); r < 0) return r;
   return hio::guarded([&] {
-    auto r = hio::Reaper::create(o);
+    auto r = hio::Reaper::create(o, hio::Governor::get());
     if (!r) return -EINVAL;
     *out = new hio_reaper{std::move(r)};
     return 0;

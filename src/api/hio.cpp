@@ -10,6 +10,7 @@
 #include "api/objects.hpp"
 #include "queue/backend_factory.hpp"
 #include "util/enum.hpp"
+#include "util/wait_mode.hpp"
 
 namespace {
 
@@ -17,8 +18,6 @@ namespace {
 // completions.
 #define NOT_BOUND(q) \
   if ((q)->bound) return hio::fail(EBUSY, std::string(__func__) + ": the queue is bound to handles; use hio_handle_*")
-
-const char* const kModeNames[] = {"interrupt", "poll", "hybrid", "iopoll", "hybrid_iopoll", "sqpoll", "adaptive"};
 
 }  // namespace
 
@@ -48,18 +47,11 @@ int hio_engine_emulate(hio_engine* e, const char* spec) {
   return hio::guarded([&] { return e->impl.emulate_files(spec ? spec : ""); });
 }
 
-const char* hio_wait_mode_name(hio_wait_mode m) {
-  int v = hio::raw_enum(m);
-  return v >= HIO_WAIT_INTERRUPT && v <= HIO_WAIT_ADAPTIVE ? kModeNames[v] : "unknown";
-}
+const char* hio_wait_mode_name(hio_wait_mode m) { return hio::wait_mode_name(m); }
 
 int hio_wait_mode_parse(const char* name, hio_wait_mode* out) {
   CHECK_ARG(name && out, "name or out is NULL");
-  for (int i = 0; i <= HIO_WAIT_ADAPTIVE; i++)
-    if (std::strcmp(name, kModeNames[i]) == 0) {
-      *out = hio_wait_mode(i);
-      return 0;
-    }
+  if (hio::parse_wait_mode(name, out)) return 0;
   return hio::failf(
       EINVAL, "unknown wait mode '%s' (modes: interrupt, poll, hybrid, iopoll, hybrid_iopoll, sqpoll, adaptive)", name);
 }

@@ -9,6 +9,7 @@
 
 #include "backend/file_probe.hpp"
 #include "util/error.hpp"
+#include "util/wait_mode.hpp"
 
 #ifndef IORING_SETUP_HYBRID_IOPOLL
 #define IORING_SETUP_HYBRID_IOPOLL (1U << 17)
@@ -54,8 +55,7 @@ std::unique_ptr<UringBackend> UringBackend::create(unsigned depth, hio_wait_mode
       failf(EOPNOTSUPP, "wait mode 'hybrid_iopoll' needs Linux 6.13 or later (io_uring_setup: %s)",
             errno_text(-r).c_str());
     else
-      failf(-r, "io_uring_setup (%s ring, %u entries): %s", hio_wait_mode_name(kernel_mode), depth,
-            errno_text(-r).c_str());
+      failf(-r, "io_uring_setup (%s ring, %u entries): %s", wait_mode_name(kernel_mode), depth, errno_text(-r).c_str());
     return nullptr;
   }
   b->ring_ok_ = true;
@@ -105,9 +105,9 @@ int UringBackend::open(const std::string& path, const hio_open_opts& opts, Targe
     p.size = opts.size;
   }
   if (mode_ == HIO_WAIT_IOPOLL || mode_ == HIO_WAIT_HYBRID_IOPOLL) {
-    int r = direct ? check_poll_queues(fd, path, hio_wait_mode_name(mode_))
+    int r = direct ? check_poll_queues(fd, path, wait_mode_name(mode_))
                    : failf(EINVAL, "wait mode '%s' polls the device and needs direct I/O (O_DIRECT) on %s",
-                           hio_wait_mode_name(mode_), path.c_str());
+                           wait_mode_name(mode_), path.c_str());
     if (r < 0) {
       ::close(fd);
       return r;

@@ -6,14 +6,14 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "adaptive/governor.hpp"
 #include "util/clock.hpp"
 #include "util/error.hpp"
 #include "util/sleep.hpp"
-#include "wait/governor.hpp"
 
 namespace hio {
 
-std::unique_ptr<Reaper> Reaper::create(const hio_reaper_opts& o) {
+std::unique_ptr<Reaper> Reaper::create(const hio_reaper_opts& o, Governor& gov) {
   if (o.poll_period_ns != HIO_POLL_PERIOD_AUTO && o.poll_period_ns > 1'000'000'000ull) {
     failf(EINVAL, "poll period of %llu ns exceeds one second", (unsigned long long)o.poll_period_ns);
     return nullptr;
@@ -22,7 +22,7 @@ std::unique_ptr<Reaper> Reaper::create(const hio_reaper_opts& o) {
     failf(EINVAL, "completion thread CPU %d is not a CPU number", o.cpu);
     return nullptr;
   }
-  std::unique_ptr<Reaper> r(new Reaper(o));
+  std::unique_ptr<Reaper> r(new Reaper(o, gov));
   if (o.cpu >= 0) {
     cpu_set_t set;
     CPU_ZERO(&set);
@@ -35,7 +35,7 @@ std::unique_ptr<Reaper> Reaper::create(const hio_reaper_opts& o) {
   return r;
 }
 
-Reaper::Reaper(const hio_reaper_opts& o) : auto_(o.poll_period_ns == HIO_POLL_PERIOD_AUTO) {
+Reaper::Reaper(const hio_reaper_opts& o, Governor& gov) : auto_(o.poll_period_ns == HIO_POLL_PERIOD_AUTO), gov_(gov) {
   period_ns_ = auto_ ? 0 : o.poll_period_ns;
   start_ns_ = now_ns();
   thread_ = std::thread([this] { run(); });
@@ -95,7 +95,6 @@ void Reaper::run() {
   std::vector<std::shared_ptr<BoundQueue>> snap;
   uint64_t seen = UINT64_MAX;
   PollPeriodTuner tuner;
-  Governor& gov = Governor::get();
   PollPeriodTuner::Window w;
   ReapTally win;  // this window's deliveries
   uint64_t win_start = now_ns();
@@ -128,7 +127,7 @@ void Reaper::run() {
         w.completions = double(win.n);
         w.mean_lat_ns = win.n ? double(win.lat_ns) / double(win.n) : 0;
         w.mean_bytes = win.n ? double(win.bytes) / double(win.n) : 0;
-        w.contention = gov.neighbours(gov.enter(now)).others;
+        w.contention = gov_.neighbours(gov_.enter(now)).others;
         contention_.store(w.contention, std::memory_order_relaxed);
         period_ns_.store(tuner.next(w), std::memory_order_relaxed);
         win = ReapTally{};

@@ -19,10 +19,13 @@
 
 namespace hio {
 
+class Governor;
+
 class Reaper {
  public:
-  // Returns nullptr with the message set for bad options.
-  static std::unique_ptr<Reaper> create(const hio_reaper_opts& o);
+  // Returns nullptr with the message set for bad options. gov is the
+  // process's view of the cores, which the automatic period reads.
+  static std::unique_ptr<Reaper> create(const hio_reaper_opts& o, Governor& gov);
   ~Reaper();
 
   // Handles bind and unbind queues; a queue stays while any handle has it.
@@ -39,12 +42,13 @@ class Reaper {
   void stats(hio_reaper_stats* out);
 
  private:
-  explicit Reaper(const hio_reaper_opts& o);
+  Reaper(const hio_reaper_opts& o, Governor& gov);
   void run();
   bool pass(uint64_t& delivered);
   void idle_wait();
 
   bool auto_;
+  Governor& gov_;
   std::mutex mu_;  // the queue list and the idle handshake
   std::condition_variable cv_;
   std::vector<std::shared_ptr<BoundQueue>> queues_;  // high priority first

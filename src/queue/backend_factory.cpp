@@ -3,10 +3,11 @@
 
 #include <cerrno>
 
-#include "backend/emu_backend.hpp"
-#include "backend/timed_backend.hpp"
 #include "backend/uring_backend.hpp"
+#include "emu/backend.hpp"
+#include "emu/timed_backend.hpp"
 #include "util/error.hpp"
+#include "util/wait_mode.hpp"
 #include "wait/waiter.hpp"
 
 namespace hio {
@@ -24,7 +25,7 @@ int make_backend(const std::string& spec, hio_wait_mode m, unsigned depth, const
       return failf(EOPNOTSUPP,
                    "wait mode '%s' is a kernel-side mode for a real device; the emulated SSD %s has no kernel "
                    "queue (use poll, hybrid or interrupt)",
-                   hio_wait_mode_name(m), spec.c_str());
+                   wait_mode_name(m), spec.c_str());
     *out = EmuBackend::create(devices.emu);
   } else {
     auto timing = devices.file_timing ? devices.file_timing() : nullptr;
@@ -32,7 +33,7 @@ int make_backend(const std::string& spec, hio_wait_mode m, unsigned depth, const
       return failf(EOPNOTSUPP,
                    "wait mode '%s' is a kernel-side mode; %s is under the emulated timing of %s, which the kernel "
                    "cannot see (use poll, hybrid or interrupt)",
-                   hio_wait_mode_name(m), spec.c_str(), timing->config().spec.c_str());
+                   wait_mode_name(m), spec.c_str(), timing->config().spec.c_str());
     *ring_mode = is_kernel_mode(m) ? m : HIO_WAIT_INTERRUPT;
     *out = UringBackend::create(depth, *ring_mode);
     if (*out && timing) *out = TimedBackend::create(std::move(*out), std::move(timing));

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "backend/backend.hpp"
-#include "backend/devices.hpp"
+#include "emu/devices.hpp"
 #include "hybridio/hio.h"
 
 namespace hio {

@@ -12,6 +12,7 @@
 #include "util/completion.hpp"
 #include "util/enum.hpp"
 #include "util/error.hpp"
+#include "util/wait_mode.hpp"
 
 namespace hio {
 
@@ -113,7 +114,7 @@ int Queue::set_strategy(const hio_strategy& s) {
   bool fits_ring = is_kernel_mode(ring_mode_) ? s.mode == ring_mode_ : !is_kernel_mode(s.mode);
   if (be_ && !fits_ring)
     return failf(EINVAL, "cannot switch from '%s' to '%s': kernel-side modes are fixed when the ring is created",
-                 hio_wait_mode_name(cur.mode), hio_wait_mode_name(s.mode));
+                 wait_mode_name(cur.mode), wait_mode_name(s.mode));
   if (cur.mode != s.mode) mode_changes_++;
   waiter_.set(s);
   return 0;
@@ -342,7 +343,7 @@ int Queue::stats(hio_queue_stats* o) {
 int Queue::adaptive_view(hio_adaptive_view* out) {
   auto g = guard();
   if (waiter_.get().mode != HIO_WAIT_ADAPTIVE)
-    return failf(EINVAL, "the queue's strategy is '%s', not 'adaptive'", hio_wait_mode_name(waiter_.get().mode));
+    return failf(EINVAL, "the queue's strategy is '%s', not 'adaptive'", wait_mode_name(waiter_.get().mode));
   waiter_.adaptive().view(out);
   return 0;
 }

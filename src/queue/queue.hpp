@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "backend/backend.hpp"
-#include "backend/devices.hpp"
+#include "emu/devices.hpp"
 #include "queue/io_counters.hpp"
 #include "queue/io_trace.hpp"
 #include "wait/waiter.hpp"

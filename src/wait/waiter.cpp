@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "wait/waiter.hpp"
 
+#include "adaptive/governor.hpp"
 #include "util/clock.hpp"
 #include "util/enum.hpp"
 #include "util/error.hpp"
 #include "util/sleep.hpp"
-#include "wait/governor.hpp"
 
 namespace hio {
 

@@ -8,9 +8,9 @@
 #include <atomic>
 #include <cstdint>
 
+#include "adaptive/adaptive.hpp"
 #include "backend/backend.hpp"
 #include "hybridio/hio.h"
-#include "wait/adaptive.hpp"
 
 namespace hio {
 

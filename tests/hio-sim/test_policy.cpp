@@ -3,11 +3,11 @@
 // through the signal source seam; and the scenario runner's own guarantees.
 #include <gtest/gtest.h>
 
+#include "adaptive/governor.hpp"
 #include "model/sim_signals.hpp"
 #include "scenario/compare.hpp"
 #include "scenario/oracle.hpp"
 #include "sim_profile.hpp"
-#include "wait/governor.hpp"
 #include "workload/neighbour.hpp"
 
 namespace hio::sim {

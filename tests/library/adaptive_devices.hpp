@@ -7,7 +7,7 @@
 #include <array>
 #include <cstddef>
 
-#include "wait/adaptive_policy.hpp"
+#include "adaptive/policy.hpp"
 
 namespace hio {
 

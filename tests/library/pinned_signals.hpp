@@ -3,7 +3,7 @@
 // share a core (a spin lease) do not depend on where the scheduler puts the
 // test's thread between two calls.
 #pragma once
-#include "wait/signal_source.hpp"
+#include "adaptive/signal_source.hpp"
 
 namespace hio::test {
 

@@ -11,11 +11,11 @@
 #include <tuple>
 #include <vector>
 
+#include "adaptive/latency.hpp"
+#include "adaptive/policy.hpp"
 #include "adaptive_devices.hpp"
 #include "hybridio/hio.hpp"
 #include "test_util.hpp"
-#include "wait/adaptive_policy.hpp"
-#include "wait/latency.hpp"
 
 using namespace hio;
 

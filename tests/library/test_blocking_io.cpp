@@ -13,11 +13,11 @@
 #include <string>
 #include <thread>
 
+#include "adaptive/governor.hpp"
 #include "hybridio/hio_adaptive.h"
 #include "pinned_signals.hpp"
 #include "test_util.hpp"
 #include "util/clock.hpp"
-#include "wait/governor.hpp"
 #include "wait/waiter.hpp"
 
 using namespace hiotest;

@@ -16,15 +16,15 @@
 #include <thread>
 #include <vector>
 
+#include "adaptive/adaptive.hpp"
+#include "adaptive/core_load.hpp"
+#include "adaptive/governor.hpp"
+#include "adaptive/policy.hpp"
 #include "adaptive_devices.hpp"
 #include "hybridio/hio_adaptive.h"
 #include "pinned_signals.hpp"
 #include "test_util.hpp"
 #include "util/clock.hpp"
-#include "wait/adaptive.hpp"
-#include "wait/adaptive_policy.hpp"
-#include "wait/core_load.hpp"
-#include "wait/governor.hpp"
 
 using namespace hio;
 

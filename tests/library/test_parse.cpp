@@ -6,7 +6,7 @@
 #include <cmath>
 #include <string>
 
-#include "backend/emu_profile.hpp"
+#include "emu/profile.hpp"
 #include "hybridio/hio.h"
 #include "test_util.hpp"
 #include "util/parse.hpp"

@@ -22,10 +22,10 @@
 #include <thread>
 #include <vector>
 
+#include "adaptive/latency.hpp"
 #include "hybridio/hio.h"
 #include "model/profile.hpp"
 #include "util/clock.hpp"
-#include "wait/latency.hpp"
 
 namespace hio::sim {
 namespace {

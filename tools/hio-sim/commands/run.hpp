@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "wait/adaptive_policy.hpp"
+#include "adaptive/policy.hpp"
 
 namespace hio::sim {
 

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "wait/adaptive_policy.hpp"
+#include "adaptive/policy.hpp"
 
 namespace hio::sim {
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "backend/emu_profile.hpp"
+#include "emu/profile.hpp"
 
 namespace hio::sim {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "backend/emu_timing.hpp"
+#include "emu/timing.hpp"
 #include "model/events.hpp"
 #include "model/rng.hpp"
 

@@ -12,11 +12,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "adaptive/latency.hpp"
 #include "model/device.hpp"
 #include "model/interface.hpp"
 #include "model/machine.hpp"
 #include "model/sim_signals.hpp"
-#include "wait/latency.hpp"
 
 namespace hio::sim {
 

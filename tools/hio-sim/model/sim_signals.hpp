@@ -8,9 +8,9 @@
 #include <memory>
 #include <vector>
 
+#include "adaptive/latency.hpp"
+#include "adaptive/signal_source.hpp"
 #include "model/machine.hpp"
-#include "wait/latency.hpp"
-#include "wait/signal_source.hpp"
 
 namespace hio::sim {
 

@@ -5,9 +5,9 @@
 #include <memory>
 #include <stdexcept>
 
+#include "adaptive/governor.hpp"
+#include "adaptive/tick_log.hpp"
 #include "model/sim_signals.hpp"
-#include "wait/governor.hpp"
-#include "wait/tick_log.hpp"
 #include "workload/neighbour.hpp"
 
 namespace hio::sim {

@@ -12,14 +12,14 @@
 #include <string>
 #include <vector>
 
+#include "adaptive/adaptive.hpp"
+#include "adaptive/governor.hpp"
 #include "handle/poll_period.hpp"
 #include "hybridio/hio_adaptive.h"
 #include "model/device.hpp"
 #include "model/interface.hpp"
 #include "model/machine.hpp"
 #include "model/sim_signals.hpp"
-#include "wait/adaptive.hpp"
-#include "wait/governor.hpp"
 #include "workload/trace.hpp"
 
 namespace hio::sim {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "wait/tick_log.hpp"
+#include "adaptive/tick_log.hpp"
 
 #include "util/clock.hpp"
 #include "util/env_file.hpp"

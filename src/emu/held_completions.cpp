@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "backend/held_completions.hpp"
+#include "emu/held_completions.hpp"
 
 #include <cerrno>
 

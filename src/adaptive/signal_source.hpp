@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-#include "wait/core_load.hpp"
+#include "adaptive/core_load.hpp"
 
 namespace hio {
 

@@ -8,11 +8,11 @@
 #include <atomic>
 #include <cstdint>
 
+#include "adaptive/governor.hpp"
+#include "adaptive/latency.hpp"
+#include "adaptive/policy.hpp"
+#include "adaptive/tick_log.hpp"
 #include "hybridio/hio_adaptive.h"
-#include "wait/adaptive_policy.hpp"
-#include "wait/governor.hpp"
-#include "wait/latency.hpp"
-#include "wait/tick_log.hpp"
 
 namespace hio {
 

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "backend/backend.hpp"
-#include "backend/emu_profile.hpp"
-#include "backend/emu_timing.hpp"
+#include "emu/profile.hpp"
+#include "emu/timing.hpp"
 
 namespace hio {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "wait/core_load.hpp"
+#include "adaptive/core_load.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "backend/emu_profile.hpp"
+#include "emu/profile.hpp"
 #include "hybridio/hio.h"
 
 namespace hio {

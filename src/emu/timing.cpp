@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "backend/emu_timing.hpp"
+#include "emu/timing.hpp"
 
 #include <algorithm>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "backend/emu_profile.hpp"
+#include "emu/profile.hpp"
 
 #include "hybridio/hio.h"
 

@@ -13,8 +13,8 @@
 #include <mutex>
 #include <vector>
 
-#include "wait/core_load.hpp"
-#include "wait/signal_source.hpp"
+#include "adaptive/core_load.hpp"
+#include "adaptive/signal_source.hpp"
 
 namespace hio {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "wait/adaptive.hpp"
+#include "adaptive/adaptive.hpp"
 
 #include <algorithm>
 

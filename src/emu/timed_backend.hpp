@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "backend/backend.hpp"
-#include "backend/emu_timing.hpp"
-#include "backend/held_completions.hpp"
+#include "emu/held_completions.hpp"
+#include "emu/timing.hpp"
 
 namespace hio {
 

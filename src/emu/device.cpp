@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "backend/emu_device.hpp"
+#include "emu/device.hpp"
 
 #include <sys/mman.h>
 

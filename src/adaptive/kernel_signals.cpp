@@ -7,10 +7,10 @@
 
 #include <algorithm>
 
+#include "adaptive/latency.hpp"
+#include "adaptive/signal_source.hpp"
+#include "adaptive/tick_log.hpp"
 #include "util/clock.hpp"
-#include "wait/latency.hpp"
-#include "wait/signal_source.hpp"
-#include "wait/tick_log.hpp"
 
 namespace hio {
 namespace {

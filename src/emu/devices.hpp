@@ -5,8 +5,8 @@
 #include <functional>
 #include <memory>
 
-#include "backend/emu_backend.hpp"
-#include "backend/emu_timing.hpp"
+#include "emu/backend.hpp"
+#include "emu/timing.hpp"
 
 namespace hio {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "wait/latency.hpp"
+#include "adaptive/latency.hpp"
 
 #include <sys/prctl.h>
 #include <time.h>

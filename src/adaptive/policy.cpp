@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "wait/adaptive_policy.hpp"
+#include "adaptive/policy.hpp"
 
 #include <algorithm>
 #include <cmath>

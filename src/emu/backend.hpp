@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "backend/backend.hpp"
-#include "backend/emu_device.hpp"
-#include "backend/held_completions.hpp"
+#include "emu/device.hpp"
+#include "emu/held_completions.hpp"
 
 namespace hio {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "backend/timed_backend.hpp"
+#include "emu/timed_backend.hpp"
 
 #include <unistd.h>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "wait/governor.hpp"
+#include "adaptive/governor.hpp"
 
 #include <unistd.h>
 

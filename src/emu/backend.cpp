@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "backend/emu_backend.hpp"
+#include "emu/backend.hpp"
 
 #include <cerrno>
 

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "wait/adaptive_policy.hpp"
+#include "adaptive/policy.hpp"
 
 namespace hio {
 
