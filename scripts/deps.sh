@@ -18,7 +18,7 @@ crashtest_pkgs=(libgflags-dev libsnappy-dev liblz4-dev libzstd-dev libbz2-dev)
 case "$level" in
   build) ;;
   study) apt_pkgs+=(stress-ng rocksdb-tools) ;;
-  test | all) apt_pkgs+=(libgtest-dev fio strace stress-ng chromium rocksdb-tools "${crashtest_pkgs[@]}" "${lint_pkgs[@]}") ;;
+  test | all) apt_pkgs+=(libgtest-dev fio strace stress-ng chromium rocksdb-tools groff-base "${crashtest_pkgs[@]}" "${lint_pkgs[@]}") ;;
   bench) apt_pkgs+=(fio stress-ng valgrind linux-perf rocksdb-tools) ;;
   lint) apt_pkgs=("${lint_pkgs[@]}") ;;
   *) echo "deps.sh: unknown level '$level' (build, study, test, bench, lint, all)" >&2; exit 2 ;;
@@ -66,7 +66,7 @@ fi
 # runs this checkout's code.
 venv="$(cd "$(dirname "$0")/.." && pwd)/.venv"
 if ((check)); then
-  "$venv/bin/python" -c 'import matplotlib, jinja2, tqdm, hybridio' 2>/dev/null || {
+  "$venv/bin/python" -c 'import matplotlib, jinja2, scipy, tqdm, hybridio' 2>/dev/null || {
     echo "The Python side is not set up in $venv: make deps" >&2
     exit 1
   }
@@ -96,7 +96,7 @@ pip_install() {
   }
 }
 if [ "$level" != lint ]; then
-  "$venv/bin/python" -c 'import matplotlib, jinja2, tqdm, hybridio' 2>/dev/null && [ -x "$venv/bin/hio-study" ] ||
+  "$venv/bin/python" -c 'import matplotlib, jinja2, scipy, tqdm, hybridio' 2>/dev/null && [ -x "$venv/bin/hio-study" ] ||
     pip_install -e "$(dirname "$0")/../python"
 fi
 if [ "$level" = test ]; then

@@ -110,13 +110,23 @@ typedef enum hio_objective {
 } hio_objective;
 
 typedef struct hio_strategy {
+  /* sizeof(hio_strategy) as compiled; hio_strategy_init sets it. Inside
+   * options it is not read (theirs says the layout) and may be 0. */
+  size_t struct_size;
   hio_wait_mode mode;
   /* HYBRID only: a fixed sleep if > 0, else hybrid_fraction x the queue's
    * moving-average completion latency (0 means Linux's 0.5). */
   uint64_t hybrid_sleep_ns;
   double hybrid_fraction;
   hio_objective objective; /* ADAPTIVE only; 0 is HIO_OBJECTIVE_SHARED */
+  /* Zero. Room for fields a later version adds without moving those of the
+   * options that embed a strategy. */
+  uint32_t reserved[7];
 } hio_strategy;
+
+/* The defaults: interrupt, Linux's hybrid fraction, the shared objective.
+ * size: sizeof *s. The options that embed a strategy fill it in too. */
+HIO_API void hio_strategy_init(hio_strategy *s, size_t size);
 
 /* "interrupt", "poll", "hybrid", "iopoll", "hybrid_iopoll", "sqpoll", "adaptive". */
 HIO_API const char *hio_wait_mode_name(hio_wait_mode m);
@@ -204,6 +214,9 @@ typedef struct hio_io {
    * calls tag their own commands with it set, so a program's tags leave it
    * clear (one equal to the library's would be taken for it). */
   uint64_t tag;
+  /* Zero (a command with any set is refused): room for per-command options
+   * a later version adds, as io_uring's SQE keeps. */
+  uint64_t reserved[3];
 } hio_io;
 
 typedef struct hio_completion {
@@ -213,7 +226,8 @@ typedef struct hio_completion {
   int target;
   uint64_t offset;
   uint32_t len;
-  uint64_t lat_ns; /* submission to reap */
+  uint64_t lat_ns;      /* submission to reap */
+  uint64_t reserved[2]; /* zero: room for what a later version reports */
 } hio_completion;
 
 /* Leave the commands in the submission ring; the next hio_reap (or a

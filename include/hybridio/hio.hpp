@@ -42,8 +42,8 @@ class Engine {
 class Queue {
  public:
   Queue(Engine& e, unsigned depth, hio_wait_mode mode = HIO_WAIT_INTERRUPT, unsigned flags = 0) {
-    hio_queue_opts o{};
-    o.struct_size = sizeof o;
+    hio_queue_opts o;
+    hio_queue_opts_init(&o, sizeof o);
     o.depth = depth;
     o.flags = flags;
     o.strategy.mode = mode;
@@ -60,7 +60,12 @@ class Queue {
     return int(detail::check(hio_queue_open(q_, spec.c_str(), &o)));
   }
   void set_strategy(const hio_strategy& s) { detail::check(hio_queue_strategy_set(q_, &s)); }
-  void set_mode(hio_wait_mode m) { set_strategy(hio_strategy{m, 0, 0.5, HIO_OBJECTIVE_SHARED}); }
+  void set_mode(hio_wait_mode m) {
+    hio_strategy s;
+    hio_strategy_init(&s, sizeof s);
+    s.mode = m;
+    set_strategy(s);
+  }
 
   unsigned submit(std::span<const hio_io> ios, unsigned flags = 0) {
     return unsigned(detail::check(hio_submit(q_, ios.data(), unsigned(ios.size()), flags)));

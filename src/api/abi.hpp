@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -32,6 +33,10 @@ struct Init<hio_open_opts> {
 template <>
 struct Init<hio_handle_opts> {
   static constexpr const char* name = "hio_handle_opts_init";
+};
+template <>
+struct Init<hio_strategy> {
+  static constexpr const char* name = "hio_strategy_init";
 };
 template <>
 struct Init<hio_reaper_opts> {
@@ -92,6 +97,38 @@ int give(T* out, const T& full, const char* name) {
   if (n < 0) return int(n);
   std::memcpy(out, &full, std::min(size_t(n), sizeof(T)));
   out->struct_size = caller;
+  return 0;
+}
+
+// A strategy's reserved fields zero (set ones are a newer hio.h's, or a
+// strategy never initialised); name says where, e.g. "hio_queue_opts.strategy".
+inline int check_strategy(const hio_strategy& s, const char* name) {
+  for (uint32_t r : s.reserved)
+    if (r) return failf(EINVAL, "%s: its reserved fields are not zero (fill it with hio_strategy_init)", name);
+  return 0;
+}
+
+// T's embedded strategy: the default where the caller's layout ends before
+// it (in is NULL, or an older struct), else checked as above. Its
+// struct_size is not read: the options' own says the layout.
+template <class T>
+int take_strategy(const T* in, T* o, const char* name) {
+  if (!in || in->struct_size <= offsetof(T, strategy)) {
+    o->strategy = hio_strategy{};
+    o->strategy.struct_size = sizeof o->strategy;
+    return 0;
+  }
+  return check_strategy(o->strategy, name);
+}
+
+// Commands with their reserved fields zero, else -EINVAL naming the first
+// that is not: a per-command option this library lacks, or garbage.
+inline int check_commands(const hio_io* ios, unsigned n) {
+  for (unsigned i = 0; i < n; ++i)
+    for (uint64_t r : ios[i].reserved)
+      if (r)
+        return failf(EINVAL, "command %u (tag %llu): its reserved fields are not zero", i,
+                     (unsigned long long)ios[i].tag);
   return 0;
 }
 

@@ -122,6 +122,7 @@ void hio_reaper_opts_init(hio_reaper_opts* o, size_t size) {
 void hio_handle_opts_init(hio_handle_opts* o, size_t size) {
   hio_handle_opts d{};
   d.open.struct_size = sizeof d.open;
+  d.strategy.struct_size = sizeof d.strategy;
   d.depth = 64;
   hio::abi::init(o, size, d);
 }
@@ -151,6 +152,7 @@ int hio_handle_open(hio_engine* e, const char* spec, const hio_handle_opts* opts
   CHECK_ARG(e && spec && out, "engine, spec or out is NULL");
   hio_handle_opts o;
   if (int r = hio::abi::take(opts, &o, "hio_handle_opts"); r < 0) return r;
+  if (int r = hio::abi::take_strategy(opts, &o, "hio_handle_opts.strategy"); r < 0) return r;
   return hio::guarded([&] {
     auto* h = new hio_handle;
     int r = open_handle(e, spec, o, h);
@@ -191,6 +193,7 @@ int hio_handle_target_info_get(hio_handle* h, hio_target_info* out) {
 
 int hio_handle_submit(hio_handle* h, const hio_io* ios, unsigned n) {
   CHECK_ARG(h && (ios || n == 0), "handle or ios is NULL");
+  if (int r = hio::abi::check_commands(ios, n); r < 0) return r;
   return hio::guarded([&] { return h->impl->submit(ios, n); });
 }
 

@@ -74,9 +74,12 @@ int hio_objective_parse(const char* name, hio_objective* out) {
   return hio::failf(EINVAL, "unknown objective '%s' (objectives: shared, own)", name);
 }
 
+void hio_strategy_init(hio_strategy* s, size_t size) { hio::abi::init(s, size, hio_strategy{}); }
+
 void hio_queue_opts_init(hio_queue_opts* o, size_t size) {
   hio_queue_opts d{};
   d.depth = 64;
+  d.strategy.struct_size = sizeof d.strategy;
   hio::abi::init(o, size, d);
 }
 
@@ -86,6 +89,7 @@ int hio_queue_create(hio_engine* e, const hio_queue_opts* opts, hio_queue** out)
   CHECK_ARG(e && opts && out, "engine, opts or out is NULL");
   hio_queue_opts o;
   if (int r = hio::abi::take(opts, &o, "hio_queue_opts"); r < 0) return r;
+  if (int r = hio::abi::take_strategy(opts, &o, "hio_queue_opts.strategy"); r < 0) return r;
   return hio::guarded([&] {
     auto q = hio::Queue::create(o, e->impl.devices());
     if (!q) return -EINVAL;
@@ -98,13 +102,15 @@ void hio_queue_destroy(hio_queue* q) { delete q; }
 
 int hio_queue_strategy_set(hio_queue* q, const hio_strategy* s) {
   CHECK_ARG(q && s, "queue or strategy is NULL");
-  return hio::guarded([&] { return hio::with_queue(q, [&](hio::Queue& x) { return x.set_strategy(*s); }); });
+  hio_strategy st;
+  if (int r = hio::abi::take(s, &st, "hio_strategy"); r < 0) return r;
+  if (int r = hio::abi::check_strategy(st, "hio_strategy"); r < 0) return r;
+  return hio::guarded([&] { return hio::with_queue(q, [&](hio::Queue& x) { return x.set_strategy(st); }); });
 }
 
 int hio_queue_strategy_get(hio_queue* q, hio_strategy* out) {
   CHECK_ARG(q && out, "queue or out is NULL");
-  *out = hio::with_queue(q, [](hio::Queue& x) { return x.strategy(); });
-  return 0;
+  return hio::abi::give(out, hio::with_queue(q, [](hio::Queue& x) { return x.strategy(); }), "hio_strategy");
 }
 
 int hio_queue_open(hio_queue* q, const char* spec, const hio_open_opts* opts) {
@@ -133,6 +139,7 @@ int hio_submit(hio_queue* q, const hio_io* ios, unsigned n, unsigned flags) {
   CHECK_ARG(q && (ios || n == 0), "queue or ios is NULL");
   CHECK_ARG(!(flags & ~HIO_SUBMIT_DEFER), "unknown flags");
   NOT_BOUND(q);
+  if (int r = hio::abi::check_commands(ios, n); r < 0) return r;
   return hio::guarded([&] { return q->impl->submit(ios, n, flags); });
 }
 

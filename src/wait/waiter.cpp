@@ -34,6 +34,7 @@ void Waiter::set(const hio_strategy& s) {
 
 hio_strategy Waiter::get() const {
   hio_strategy s{};
+  s.struct_size = sizeof s;
   s.mode = hio_wait_mode(mode_.load(std::memory_order_acquire));
   s.hybrid_sleep_ns = fixed_sleep_ns_.load(std::memory_order_relaxed);
   s.hybrid_fraction = fraction_.load(std::memory_order_relaxed);

@@ -55,6 +55,7 @@ int main(void) {
   int t = hio_queue_open(q, "emu:pcie4", (const hio_open_opts *)&oo);
   EXPECT(t >= 0);
   hio_strategy s;
+  hio_strategy_init(&s, sizeof(s));
   EXPECT(hio_queue_strategy_get(q, &s) == 0 && s.mode == HIO_WAIT_INTERRUPT);
 
   static char buf[4096] __attribute__((aligned(4096)));

@@ -537,7 +537,8 @@ TEST(Objective, CarriedByTheStrategy) {
   s.objective = HIO_OBJECTIVE_OWN;
   hiotest::Queue q(e, 4, s);
   ASSERT_EQ(q.rc(), 0) << q.err();
-  hio_strategy got{};
+  hio_strategy got;
+  hio_strategy_init(&got, sizeof got);
   ASSERT_EQ(hio_queue_strategy_get(q, &got), 0);
   EXPECT_EQ(got.objective, HIO_OBJECTIVE_OWN);
   hio_adaptive_view v{};

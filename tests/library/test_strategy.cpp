@@ -70,7 +70,8 @@ TEST(KernelModes, CannotEnterAfterOpen) {
     EXPECT_EQ(hio_queue_strategy_set(q, &s), -EINVAL) << hio_wait_mode_name(m);
     EXPECT_TRUE(Contains(hio_last_error(), hio_wait_mode_name(m)));
   }
-  hio_strategy cur{};
+  hio_strategy cur;
+  hio_strategy_init(&cur, sizeof cur);
   ASSERT_EQ(hio_queue_strategy_get(q, &cur), 0);
   EXPECT_EQ(cur.mode, HIO_WAIT_INTERRUPT);
 }
@@ -126,7 +127,7 @@ TEST(KernelModes, FreeToChooseBeforeOpen) {
 TEST(Strategy, GetReturnsWhatWasSet) {
   Engine e;
   Queue q(e, 8);
-  hio_strategy s = strat(HIO_WAIT_HYBRID, 2500), got{};
+  hio_strategy s = strat(HIO_WAIT_HYBRID, 2500), got = strat(HIO_WAIT_INTERRUPT);
   ASSERT_EQ(hio_queue_strategy_set(q, &s), 0);
   ASSERT_EQ(hio_queue_strategy_get(q, &got), 0);
   EXPECT_EQ(got.mode, HIO_WAIT_HYBRID);
@@ -151,7 +152,8 @@ TEST(Strategy, InvalidValuesRefusedAndPreviousKept) {
     EXPECT_EQ(hio_queue_strategy_set(q, &s), -EINVAL);
     EXPECT_NE(std::string(hio_last_error()), "");
   }
-  hio_strategy got{};
+  hio_strategy got;
+  hio_strategy_init(&got, sizeof got);
   ASSERT_EQ(hio_queue_strategy_get(q, &got), 0);
   EXPECT_EQ(got.mode, HIO_WAIT_POLL);
   hio_queue_stats st{};

@@ -55,7 +55,12 @@ inline void fill(void* buf, size_t len, uint64_t seed) {
 }
 
 inline hio_strategy strat(hio_wait_mode m, uint64_t sleep_ns = 0, double frac = 0) {
-  return hio_strategy{m, sleep_ns, frac, HIO_OBJECTIVE_SHARED};
+  hio_strategy s;
+  hio_strategy_init(&s, sizeof s);
+  s.mode = m;
+  s.hybrid_sleep_ns = sleep_ns;
+  s.hybrid_fraction = frac;
+  return s;
 }
 
 class Engine {
@@ -72,7 +77,7 @@ class Engine {
 
 class Queue {
  public:
-  Queue(hio_engine* e, unsigned depth, hio_strategy s = {}, unsigned flags = 0) {
+  Queue(hio_engine* e, unsigned depth, hio_strategy s = strat(HIO_WAIT_INTERRUPT), unsigned flags = 0) {
     hio_queue_opts o{sizeof(hio_queue_opts), depth, flags, s};
     rc_ = hio_queue_create(e, &o, &q_);
     if (rc_ < 0) err_ = hio_last_error();

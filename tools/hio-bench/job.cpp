@@ -35,7 +35,8 @@ struct FreeDeleter {
 bool is_emu(const std::string& f) { return std::strcmp(hio_spec_backend(f.c_str()), "emu") == 0; }
 
 hio_strategy strategy_of(const JobOptions& o) {
-  hio_strategy s{};
+  hio_strategy s;
+  hio_strategy_init(&s, sizeof s);
   s.mode = o.completion;
   s.hybrid_sleep_ns = uint64_t(o.hybrid_sleep_us * 1000.0);
   s.hybrid_fraction = 0.5;

@@ -203,7 +203,7 @@ int hio_fio_wants_handles(const struct hio_fio_options *o) {
 
 hio_strategy hio_fio_strategy(const struct hio_fio_options *o) {
   hio_strategy s;
-  memset(&s, 0, sizeof(s));
+  hio_strategy_init(&s, sizeof(s));
   s.mode = (hio_wait_mode)o->completion;
   s.hybrid_sleep_ns = (uint64_t)o->hybrid_sleep_us * 1000;
   s.objective = (hio_objective)o->objective;

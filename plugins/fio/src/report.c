@@ -11,7 +11,10 @@ void hio_fio_figures_add(struct hio_fio_figures *f, hio_queue *q) {
   hio_queue_stats s = {.struct_size = sizeof(s)};
   if (hio_queue_stats_get(q, &s) < 0) return;
   hio_queue_stats *t = &f->total;
-  if (f->queues++ == 0) hio_queue_strategy_get(q, &f->strategy);
+  if (f->queues++ == 0) {
+    hio_strategy_init(&f->strategy, sizeof(f->strategy));
+    hio_queue_strategy_get(q, &f->strategy);
+  }
   t->submitted += s.submitted;
   t->completed += s.completed;
   t->errors += s.errors;

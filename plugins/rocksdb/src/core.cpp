@@ -24,7 +24,8 @@ void add_queue(const ThreadQueue& tq, Stats* s) {
   s->completed += st.completed;
   s->sleep_ns += st.sleep_ns;
   s->spin_ns += st.spin_ns;
-  hio_strategy strat{};
+  hio_strategy strat;
+  hio_strategy_init(&strat, sizeof strat);
   hio_queue_strategy_get(q, &strat);
   double ns[3] = {0, 0, 0};
   if (strat.mode == HIO_WAIT_ADAPTIVE) {
