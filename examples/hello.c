@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Writes a block to the emulated SSD under busy polling, reads it back. */
+/* Writes a block to the emulated SSD under busy polling and reads it back:
+ * the smallest program. */
 #include <hybridio/hio.h>
 #include <stdio.h>
 #include <stdlib.h>
