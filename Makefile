@@ -119,13 +119,13 @@ bench-adaptive:
 # on the disk and emu:pcie3, 5 paired rounds of 3 s (about 12 min; docs/benchmarks.md).
 bench-bursty:
 	$(call ready,study)
-	PYTHONPATH="$(CURDIR)/python" $(PY) -m hybridio.bursty --hio-bench $(BUILD)/hio-bench --runtime 3 $(BURSTY_ARGS)
+	PYTHONPATH="$(CURDIR)/python" $(PY) -m hybridio.study.bursty --hio-bench $(BUILD)/hio-bench --runtime 3 $(BURSTY_ARGS)
 
 # 2 and 4 I/O threads of ours on one core, without and beside an always-on
 # neighbour, on the disk and emu:pcie4 (about 7 min; docs/benchmarks.md).
 bench-own-threads:
 	$(call ready,study)
-	for n in 2 4; do PYTHONPATH="$(CURDIR)/python" $(PY) -m hybridio.bursty --hio-bench $(BUILD)/hio-bench \
+	for n in 2 4; do PYTHONPATH="$(CURDIR)/python" $(PY) -m hybridio.study.bursty --hio-bench $(BUILD)/hio-bench \
 		--targets file,emu:pcie4 --bursts=-1,0 --numjobs $$n $(BURSTY_ARGS) || exit 1; done
 
 # The handle experiments alone (priority, queues, polling period, cache,
@@ -140,7 +140,7 @@ bench-handles:
 # 2.4 h; ROCKSDB_ARGS=--quick for about 8 min, or a part: --devices disk).
 bench-rocksdb:
 	$(call ready,study)
-	PYTHONPATH="$(CURDIR)/python" $(PY) -m hybridio.rocksdb_study \
+	PYTHONPATH="$(CURDIR)/python" $(PY) -m hybridio.rocksdb \
 		--plugin $(BUILD)/plugins/rocksdb/libhybridio-rocksdb.so $(ROCKSDB_ARGS)
 
 # hio-sim (docs/simulator.md). SIM_OUT: where results go (default: a folder in

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""Shared helpers of the bench scripts: run hio-bench or fio, summarise repeats (figures: hybridio.hiobench)."""
+"""Shared helpers of the bench scripts: run hio-bench or fio, summarise repeats (figures: hybridio.common.hiobench)."""
 
 import json
 import os
@@ -11,7 +11,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))
-from hybridio.hiobench import parse_jobs  # noqa: E402
+from hybridio.common.hiobench import parse_jobs  # noqa: E402
 
 
 def default_hio_bench():

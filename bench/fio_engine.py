@@ -7,7 +7,7 @@ round, one after another (stonewall), in an order shuffled per round:
 io_uring, io_uring with iodepth_batch_complete_min=0 (fio's busy polling
 of the completion ring), hybridio interrupt and hybridio poll. Ratios are
 taken within a round and summarised by their geometric mean with its 95%
-interval (hybridio.stats):
+interval (hybridio.common.stats):
 - hybridio interrupt / io_uring, in IOPS and in CPU per I/O;
 - hybridio poll / the better of the two io_uring jobs of the round.
 Each is a non-inferiority claim at the parity margin for rates (5%: less IOPS
@@ -28,7 +28,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))
-from hybridio import stats  # noqa: E402
+from hybridio.common import stats  # noqa: E402
 
 CONFIGS = {
     "uring": ["ioengine=io_uring"],

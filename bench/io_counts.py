@@ -19,7 +19,7 @@ Each is taken from two runs of the same job with different numbers of I/O:
 the difference in the count over the difference in I/O, so that start-up
 and exit cancel. Every pair is repeated (--repeats) and the ratio ours /
 theirs is judged as a non-inferiority claim at the parity margin for counts
-(3%: hybridio.stats.COUNT_MARGIN), less being better.
+(3%: hybridio.common.stats.COUNT_MARGIN), less being better.
 
 Subjects: fio's io_uring and psync engines (psync is synchronous: depth 1
 only), fio with hybridio's engine on interrupts, and hio-bench on
@@ -43,7 +43,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))
-from hybridio import stats  # noqa: E402
+from hybridio.common import stats  # noqa: E402
 
 BS = 4096
 FILE_MIB = 256

@@ -20,7 +20,7 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
-from hybridio import dbbench  # noqa: E402
+from hybridio.rocksdb import dbbench  # noqa: E402
 
 NUM = 600_000  # keys: about 400 MB on disk
 CACHE = 80 << 20

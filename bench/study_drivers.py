@@ -12,12 +12,12 @@ minute to minute falls on both. Then it compares:
 - winners: at each target and load, the winner each block's study names by
   its paired rounds ("tie" where its interval cannot separate the first two).
   The drivers disagree only where both name a winner and the two differ.
-  Beside it, the best static strategy by median score (hybridio.verdict;
+  Beside it, the best static strategy by median score (hybridio.study.verdict;
   adaptive, which follows them, left out), and where the two studies' best
   differ, how close each had the other's;
 - IOPS: at each target, strategy and load, fio's IOPS over hio-bench's in
   the same round of the same block, summarised by the geometric mean with its 95%
-  interval (hybridio.stats). Claim: equivalence at the parity margin for
+  interval (hybridio.common.stats). Claim: equivalence at the parity margin for
   rates, 5% (the whole interval inside 0.95..1.05).
 Prints a Markdown table (docs/benchmarks.md); every study stays in --out.
 """
@@ -32,7 +32,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "python"))
-from hybridio import hiobench, stats, verdict  # noqa: E402
+from hybridio.common import hiobench, stats  # noqa: E402
+from hybridio.study import verdict  # noqa: E402
 
 DRIVERS = ("hio-bench", "fio")
 RULE = stats.equivalent(stats.RATE_MARGIN)

@@ -1,5 +1,16 @@
 # SPDX-License-Identifier: MIT
-"""hybridio's study tools: run hio-bench beside a co-runner and report."""
+"""hybridio's study tools: run hio-bench beside a co-runner and report.
+
+Its subpackages, each importing only those listed after it:
+  cli        hio-study: the contention study, or `hio-study rocksdb`
+  study      the contention study
+  rocksdb    the RocksDB study
+  handles    the handle experiments
+  fio        fio with hybridio's fio engine
+  adaptive   what the adaptive strategy logged
+  report     figures and self-contained HTML pages
+  common     what every study stands on
+"""
 
 from pathlib import Path
 

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 import sys
 
-from .study import main
+from .cli import main
 
 sys.exit(main())

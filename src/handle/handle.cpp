@@ -171,27 +171,43 @@ int Handle::submit_one(const hio_io& io, uint64_t now, bool defer) {
   bool back = cache && cache->policy() == WritePolicy::Back;
   if (cache && io.op == HIO_OP_READ && cache_read(io, now)) return 1;
   if (back && io.op == HIO_OP_WRITE) {
-    int32_t res = int32_t(io.len);
-    for (uint32_t p = 0; p < io.len / kPage && res > 0; p++)
-      if (int e = cache->write(obj_, io.offset / kPage + p, static_cast<uint8_t*>(io.buf) + size_t(p) * kPage, true);
-          e < 0)
-        res = e;
-    if (res > 0) grow(io.offset + io.len);
-    post(io, res, now);
+    write_to_cache(io, now);
     return 1;
   }
-  if (back && io.op == HIO_OP_FLUSH) {
-    // Dirty pages reach the device before the device flush is asked for.
-    g.unlock();
-    int64_t f = cache->flush(obj_);
-    std::string why = f < 0 ? last_error() : "";
-    g.lock();
-    if (f < 0) {
-      wb_error_ = why;  // the completion carries only the errno
-      post(io, int32_t(f), now);
-      return 1;
-    }
-  }
+  if (back && io.op == HIO_OP_FLUSH && !flush_cache(io, now, g)) return 1;
+  uint32_t slot = take_slot(io, now);
+  Ctx& x = ctx_[slot];
+  hio_io dev{io.op, target_[x.qi], io.buf, io.len, io.offset, slot};
+  if (cache && io.op == HIO_OP_READ)
+    plan_cached_read(x, io, dev);
+  else if (cache && io.op == HIO_OP_WRITE)
+    x.cached_write = true;  // write-through: the cache takes it when the device has it
+  return hand_to_queue(io, dev, slot, defer, g);
+}
+
+void Handle::write_to_cache(const hio_io& io, uint64_t now) {
+  int32_t res = int32_t(io.len);
+  for (uint32_t p = 0; p < io.len / kPage && res > 0; p++)
+    if (int e = cfg_.cache->write(obj_, io.offset / kPage + p, static_cast<uint8_t*>(io.buf) + size_t(p) * kPage, true);
+        e < 0)
+      res = e;
+  if (res > 0) grow(io.offset + io.len);
+  post(io, res, now);
+}
+
+bool Handle::flush_cache(const hio_io& io, uint64_t now, std::unique_lock<std::mutex>& g) {
+  // Dirty pages reach the device before the device flush is asked for.
+  g.unlock();
+  int64_t f = cfg_.cache->flush(obj_);
+  std::string why = f < 0 ? last_error() : "";
+  g.lock();
+  if (f >= 0) return true;
+  wb_error_ = why;  // the completion carries only the errno
+  post(io, int32_t(f), now);
+  return false;
+}
+
+uint32_t Handle::take_slot(const hio_io& io, uint64_t now) {
   if (free_.empty()) {
     free_.push_back(uint32_t(ctx_.size()));
     ctx_.emplace_back();
@@ -209,29 +225,31 @@ int Handle::submit_one(const hio_io& io, uint64_t now, bool defer) {
   x.dev_len = io.len;
   x.cached_write = false;
   x.tail = io.op == HIO_OP_READ && io.offset + io.len > size_.load(std::memory_order_relaxed);
-  hio_io dev{io.op, target_[x.qi], io.buf, io.len, io.offset, slot};
-  if (cache && io.op == HIO_OP_READ) {
-    uint32_t want = ra_.on_read(io.offset, io.len, true);
-    if (want > io.len) {
-      uint64_t end = std::min<uint64_t>(io.offset + want, size_.load(std::memory_order_relaxed) / kPage * kPage);
-      if (end > io.offset + io.len) {
-        if (!x.bounce)
-          x.bounce.reset(
-              static_cast<uint8_t*>(aligned(std::max<size_t>(kPage, info_.mem_align), ReadAhead::kMaxWindow)));
-        x.dev_len = uint32_t(end - io.offset);
-        dev.buf = x.bounce.get();
-        dev.len = x.dev_len;
-        ra_ios_++;
-        ra_pages_ += (x.dev_len - io.len) / kPage;
-      }
+  return slot;
+}
+
+void Handle::plan_cached_read(Ctx& x, const hio_io& io, hio_io& dev) {
+  uint32_t want = ra_.on_read(io.offset, io.len, true);
+  if (want > io.len) {
+    uint64_t end = std::min<uint64_t>(io.offset + want, size_.load(std::memory_order_relaxed) / kPage * kPage);
+    if (end > io.offset + io.len) {
+      if (!x.bounce)
+        x.bounce.reset(static_cast<uint8_t*>(aligned(std::max<size_t>(kPage, info_.mem_align), ReadAhead::kMaxWindow)));
+      x.dev_len = uint32_t(end - io.offset);
+      dev.buf = x.bounce.get();
+      dev.len = x.dev_len;
+      ra_ios_++;
+      ra_pages_ += (x.dev_len - io.len) / kPage;
     }
-    x.tickets.resize(x.dev_len / kPage);
-    for (uint32_t p = 0; p < x.dev_len / kPage; p++) x.tickets[p] = cache->ticket(obj_, io.offset / kPage + p);
-  } else if (cache && io.op == HIO_OP_WRITE) {
-    x.cached_write = true;  // write-through: the cache takes it when the device has it
   }
+  x.tickets.resize(x.dev_len / kPage);
+  for (uint32_t p = 0; p < x.dev_len / kPage; p++) x.tickets[p] = cfg_.cache->ticket(obj_, io.offset / kPage + p);
+}
+
+int Handle::hand_to_queue(const hio_io& io, const hio_io& dev, uint32_t slot, bool defer,
+                          std::unique_lock<std::mutex>& g) {
   free_.pop_back();
-  int qi = x.qi;
+  int qi = ctx_[slot].qi;
   bool extends = io.op == HIO_OP_WRITE && io.offset + io.len > size_.load(std::memory_order_relaxed);
   inbox_.submitted(qi);
   LockWait lw;

@@ -75,6 +75,15 @@ class Handle : public PageWriter {
   };
   int validate(const hio_io& io) const;
   int submit_one(const hio_io& io, uint64_t now, bool defer);
+  // submit_one's steps, each under mu_ (held in g where it is passed).
+  void write_to_cache(const hio_io& io, uint64_t now);
+  // false: the write-back failed and its completion is posted.
+  bool flush_cache(const hio_io& io, uint64_t now, std::unique_lock<std::mutex>& g);
+  uint32_t take_slot(const hio_io& io, uint64_t now);
+  // Read-ahead into the bounce buffer, and the cache's tickets for the pages.
+  void plan_cached_read(Ctx& x, const hio_io& io, hio_io& dev);
+  // Takes the slot, submits with mu_ released, and undoes the slot on refusal.
+  int hand_to_queue(const hio_io& io, const hio_io& dev, uint32_t slot, bool defer, std::unique_lock<std::mutex>& g);
   bool cache_read(const hio_io& io, uint64_t now);
   void post(const hio_io& io, int32_t res, uint64_t now);
   hio_completion finish(const hio_completion& raw, uint64_t now);

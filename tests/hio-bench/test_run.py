@@ -197,7 +197,7 @@ def test_every_adaptive_tick_is_logged_where_the_environment_says(run_json, tmp_
 
 
 def test_the_tick_summary_reads_a_real_log(run_json, tmp_path, capsys):
-    from hybridio import ticks as summary
+    from hybridio.adaptive import ticks as summary
 
     log, rows = adaptive_tick_log(run_json, tmp_path)
     assert summary.main([str(log), "--json"]) == 0

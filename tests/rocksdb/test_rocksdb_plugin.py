@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from hybridio import dbbench
+from hybridio.rocksdb import dbbench
 
 # A small database: memtable flushes and compactions happen within 20000 keys.
 DB_ARGS = [

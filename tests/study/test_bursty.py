@@ -8,8 +8,9 @@ import time
 
 import pytest
 
-from hybridio import bursty
-from hybridio.errors import UsageError
+from hybridio.adaptive.settle import settle_ms
+from hybridio.common.errors import UsageError
+from hybridio.study import bursty
 
 
 def test_every_round_measures_its_own_references_in_a_shuffled_order():
@@ -81,7 +82,7 @@ def test_measured_rounds_are_scored_against_their_own_references(monkeypatch):
     monkeypatch.setattr(bursty, "measure", measure)
     monkeypatch.setattr(bursty, "neighbour_alone", lambda a, b: 1.0 if b == 50 else 0)
     m = bursty.Measured()
-    a = argparse.Namespace()
+    a = bursty.Options(hio_bench="hio-bench", cpu=0, runtime=1, size="1g")
     # The cell runs before its round's I/O-alone reference in the second round.
     m.run(a, [(0, "io-alone", "t", None, "poll"), (0, "neighbour-alone", None, 50, None), (0, "cell", "t", 50, "poll")])
     m.run(a, [(1, "neighbour-alone", None, 50, None), (1, "cell", "t", 50, "poll"), (1, "io-alone", "t", None, "poll")])
@@ -154,10 +155,10 @@ def pts(*modes, step=1.0):
 
 def test_settle_counts_from_the_change_to_the_first_sample_that_stays_right():
     p = pts("poll", "poll", "interrupt", "poll", "interrupt", "interrupt")
-    assert bursty.settle_ms(p, 1000, 1000.5, 1006, ("interrupt",)) == pytest.approx(4.5)
-    assert bursty.settle_ms(p, 1000, 1000.5, 1003, ("interrupt",)) == pytest.approx(2.5)
-    assert bursty.settle_ms(p, 1000, 1000.5, 1002, ("interrupt",)) is None
-    assert bursty.settle_ms(p, 1000, 1000.5, 1006, ("poll", "interrupt")) == pytest.approx(0.5)
+    assert settle_ms(p, 1000.5, 1006, ("interrupt",), 1000) == pytest.approx(4.5)
+    assert settle_ms(p, 1000.5, 1003, ("interrupt",), 1000) == pytest.approx(2.5)
+    assert settle_ms(p, 1000.5, 1002, ("interrupt",), 1000) is None
+    assert settle_ms(p, 1000.5, 1006, ("poll", "interrupt"), 1000) == pytest.approx(0.5)
 
 
 def test_reactions_follow_each_change_inside_the_run():

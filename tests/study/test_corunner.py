@@ -12,8 +12,9 @@ import time
 import pytest
 
 from stress_procs import stress_ng_pids
-from hybridio import corunner, matrix, study
-from hybridio.corunner import CoRunner
+from hybridio.common import corunner
+from hybridio.common.corunner import CoRunner
+from hybridio.study import matrix, runner
 
 
 @pytest.mark.parametrize("kind", ["cpu", "memory"])
@@ -163,7 +164,7 @@ def test_the_co_runner_outlives_an_io_run_that_starts_late(tmp_path):
             pass
 
     a = argparse.Namespace(corunner="cpu", runtime=1)
-    runner = study.Runner(a, {"cores": "0", "driver": LateDriver()}, NoLimit())
-    _, io, ops, cpu = runner.cell(matrix.Cell("contention", "emu:pcie4", "poll", 1, 1, 100, "limited"))
+    cell_runner = runner.Runner(a, {"cores": "0", "driver": LateDriver()}, NoLimit())
+    _, io, ops, cpu = cell_runner.cell(matrix.Cell("contention", "emu:pcie4", "poll", 1, 1, 100, "limited"))
     assert io == {"runtime_s": 1.0} and ops > 0
     assert cpu > 0.8, cpu  # a co-runner ended by a 1 s clock would have had 0.5 of the job's 1 s

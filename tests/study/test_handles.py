@@ -2,14 +2,18 @@
 """The handle experiments (hybridio.handles): the claims' arithmetic on
 synthetic hio-bench JSON, the plan, the command lines, and one real run."""
 
-import argparse
 import json
 import subprocess
 import sys
 
 import pytest
 
-from hybridio import handle_findings, handles, plots, report, stats, study
+from hybridio.common import stats
+from hybridio.handles import findings as handle_findings
+from hybridio.handles import plots
+from hybridio.handles import runner as handles
+from hybridio.study import cli as study
+from hybridio.study import report
 
 
 # --- synthetic hio-bench JSON: only the fields handles.py reads ---
@@ -241,7 +245,7 @@ def test_medians_over_repeats():
     m = handle_findings.medians(res, "cache")["cache-51mb"]
     assert m["repeats"] == 3 and m["figures"]["iops"] == 200.0 and m["figures"]["hit_ratio"] == 0.2
     low, high = m["ci95"]["iops"]
-    assert low < 200.0 < high  # the interval of the centre, from hybridio.stats
+    assert low < 200.0 < high  # the interval of the centre, from hybridio.common.stats
     res = results_of(
         ("priority-high", prio_doc(100.0, 10.0)),
         ("priority-high", prio_doc(300.0, 30.0)),
@@ -322,8 +326,7 @@ def test_the_short_plan_sweeps_fewer_polling_periods_and_sizes():
     assert {r.config["bs"] for r in polled} == {"4k", "64k"}
     assert {r.config["period"] for r in polled} == {0, 5, 20, 100, "auto"}
     assert [r for r in short if r.experiment != "poll_period"] == [r for r in full if r.experiment != "poll_period"]
-    a = argparse.Namespace(handles=1, file="/f", size="1g", quick=True)
-    assert handles.plan_for(a) == short
+    assert handles.plan_for(handles.Options("hio-bench", 1, 1, "/f", "1g", short=True)) == short
 
 
 def test_command_overrides_the_job_file_for_every_job():
@@ -442,8 +445,8 @@ def test_report_section_and_plots(tmp_path):
 
 
 def test_study_runs_the_handle_experiments_after_the_rest(hio_bench, tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(handles, "plan_for", lambda a: handles.plan(a.handles, only=["priority"]))
-    monkeypatch.setattr(handles, "check", lambda a: None)
+    monkeypatch.setattr(handles, "plan_for", lambda o: handles.plan(o.repeats, only=["priority"]))
+    monkeypatch.setattr(handles, "check", lambda o: None)
     out = tmp_path / "study"
     status = study.main(
         [

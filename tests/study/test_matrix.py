@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-from hybridio import matrix
+from hybridio.common import rounds
+from hybridio.study import matrix
 
 
 def test_contention_cells_cover_every_target_strategy_load():
@@ -28,21 +29,21 @@ def test_scaling_cells_only_with_several_thread_counts():
 
 def test_schedule_runs_every_cell_once_per_round():
     cells = matrix.expand(["t", "u"], {"t": ["interrupt", "poll"], "u": ["poll", "adaptive"]}, [0, 50, 100], [1], 1)
-    plan = matrix.schedule(cells, 3)
+    plan = rounds.schedule(cells, 3)
     assert len(plan) == 3 * len(cells)
-    rounds = [[c for rep, c in plan if rep == r] for r in range(3)]
-    for order in rounds:
+    orders = [[c for rep, c in plan if rep == r] for r in range(3)]
+    for order in orders:
         assert sorted(order, key=lambda c: c.key) == sorted(cells, key=lambda c: c.key)
     assert [rep for rep, _ in plan] == sorted(rep for rep, _ in plan)
-    assert rounds[0] != rounds[1] and rounds[1] != rounds[2]  # drift within a round lands elsewhere each time
-    assert matrix.schedule(cells, 3) == plan  # and the same study runs in the same order
+    assert orders[0] != orders[1] and orders[1] != orders[2]  # drift within a round lands elsewhere each time
+    assert rounds.schedule(cells, 3) == plan  # and the same study runs in the same order
 
 
 def test_the_cells_a_verdict_compares_run_next_to_each_other():
     cells = matrix.expand(["t", "u"], {"t": ["interrupt", "poll"], "u": ["poll", "adaptive"]}, [0, 50, 100], [1, 2], 1)
-    plan = matrix.schedule(cells, 3, block=matrix.compared)
+    plan = rounds.schedule(cells, 3, block=matrix.compared)
     assert sorted(plan, key=lambda p: (p[0], p[1].key)) == sorted(
-        matrix.schedule(cells, 3), key=lambda p: (p[0], p[1].key)
+        rounds.schedule(cells, 3), key=lambda p: (p[0], p[1].key)
     )  # the same runs
     for r in range(3):
         order = [matrix.compared(c) for rep, c in plan if rep == r]

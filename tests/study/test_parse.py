@@ -3,8 +3,8 @@ import subprocess
 
 import pytest
 
-from hybridio import corunner, hiobench
-from hybridio.errors import UsageError
+from hybridio.common import cores, corunner, hiobench
+from hybridio.common.errors import UsageError
 
 YAML = """---
 system-info:
@@ -32,13 +32,13 @@ def test_stress_ng_yaml_without_metrics_is_an_error():
 
 @pytest.mark.parametrize("spec, cpus", [("1", [1]), ("0-2", [0, 1, 2]), ("0,3", [0, 3]), ("0-1,3", [0, 1, 3])])
 def test_cpu_lists(spec, cpus):
-    assert corunner.expand_cpus(spec) == cpus
+    assert cores.expand_cpus(spec) == cpus
 
 
 @pytest.mark.parametrize("spec", ["", "a", "2-1", "-1", "1,,2"])
 def test_bad_cpu_lists_name_the_value(spec):
     with pytest.raises(UsageError, match=repr(spec)):
-        corunner.expand_cpus(spec)
+        cores.expand_cpus(spec)
 
 
 def test_real_hio_bench_output_parses(hio_bench):

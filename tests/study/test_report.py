@@ -11,7 +11,7 @@ import tempfile
 import matplotlib.image
 import pytest
 
-from hybridio import summary
+from hybridio.study import summary
 
 CHROMIUM_FLAGS = [
     "--headless",

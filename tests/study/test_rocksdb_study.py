@@ -15,7 +15,10 @@ from pathlib import Path
 import pytest
 
 from stress_procs import stress_ng_pids
-from hybridio import dbbench, pagecache, rocksdb_findings as rf, rocksdb_study as rs
+from hybridio.rocksdb import dbbench, pagecache
+from hybridio.rocksdb import experiments as ex
+from hybridio.rocksdb import findings as rf
+from hybridio.rocksdb import study as rs
 
 DATA = Path(__file__).parent / "data"
 HAVE_DB_BENCH = shutil.which("db_bench") is not None
@@ -118,8 +121,8 @@ def test_reset_links_tables_copies_the_rest_and_leaves_the_loaded_db_alone(tmp_p
 
 def test_default_plan():
     a = rs.parse_args([])
-    cells, sweep = rs.cells_for(
-        rs.EXPERIMENTS, list(rf.CONFIGS), rs.parse_ratios(a.ratios), rs.parse_degrees(a.degrees), a.devices.split(",")
+    cells, sweep = ex.cells_for(
+        ex.EXPERIMENTS, list(ex.CONFIGS), rs.parse_ratios(a.ratios), rs.parse_degrees(a.degrees), a.devices.split(",")
     )
     assert sweep == 5.0 and len(set(cells)) == len(cells)
     disk = [c for c in cells if c.device == "disk" and c.threads == 1]
@@ -127,17 +130,17 @@ def test_default_plan():
     assert len(disk) == 7 * (2 * 6 + 4)
     for dev in ("pcie3", "pcie4"):
         mine = [c for c in cells if c.device == dev]
-        assert {c.config for c in mine} == set(rf.plugin_configs(rf.CONFIGS)) and len(mine) == 5 * (2 * 6 + 4)
+        assert {c.config for c in mine} == set(ex.plugin_configs(ex.CONFIGS)) and len(mine) == 5 * (2 * 6 + 4)
         assert all(c.threads == 1 for c in mine)
-    threads = [c for c in cells if c.threads == rf.THREADS]
+    threads = [c for c in cells if c.threads == ex.THREADS]
     assert {(c.device, c.degree, c.ratio) for c in threads} == {("disk", 0, 5.0)} and len(threads) == 7 * 2
 
 
 def test_plan_options():
-    cells, sweep = rs.cells_for(["sweep", "threads"], ["posix"], [2.0, 10.0], [0, 30], ["pcie4"], ["mixgraph"])
+    cells, sweep = ex.cells_for(["sweep", "threads"], ["posix"], [2.0, 10.0], [0, 30], ["pcie4"], ["mixgraph"])
     assert sweep == 2.0  # the middle of the ratios (the lower one of two)
     assert cells == []  # posix cannot run on an emulated device, and threads runs on the disk
-    cells, _ = rs.cells_for(["sweep"], ["posix", "hybridio-poll"], [2.0], [0, 30], ["disk", "pcie4"], ["readrandom"])
+    cells, _ = ex.cells_for(["sweep"], ["posix", "hybridio-poll"], [2.0], [0, 30], ["disk", "pcie4"], ["readrandom"])
     assert [(c.device, c.config, c.degree) for c in cells] == [
         ("disk", "posix", 0),
         ("disk", "posix", 30),
@@ -193,7 +196,7 @@ def runner(tmp_path, **over):
 
 def test_commands_per_configuration(tmp_path):
     r = runner(tmp_path)
-    posix = r.command(rs.Cell("mixgraph", "posix", 5.0, 0), 1000, None, 9)
+    posix = r.command(ex.Cell("mixgraph", "posix", 5.0, 0), 1000, None, 9)
     assert posix[:4] == ["taskset", "-c", "1", "db_bench"]
     assert {
         "--benchmarks=mixgraph",
@@ -215,16 +218,16 @@ def test_commands_per_configuration(tmp_path):
         "--value_size=1000",
     } <= set(posix)
     assert not any(x.startswith(("--fs_uri", "--sine")) for x in posix)
-    direct = r.command(rs.Cell("mixgraph", "posix-direct", 2.0, 50), 1000, None, 9)
+    direct = r.command(ex.Cell("mixgraph", "posix-direct", 2.0, 50), 1000, None, 9)
     assert "--use_direct_reads=1" in direct and f"--cache_size={1000 * pagecache.MIB}" in direct
-    poll = r.command(rs.Cell("mixgraph", "hybridio-poll", 2.0, 50), 1001, "/s.json", 9)
+    poll = r.command(ex.Cell("mixgraph", "hybridio-poll", 2.0, 50), 1001, "/s.json", 9)
     assert poll[:5] == ["taskset", "-c", "1", "env", "LD_PRELOAD=/p/libhybridio-rocksdb.so"]
     assert "--fs_uri=hybridio://?completion=poll&stats=/s.json" in poll
     assert f"--cache_size={1000 * pagecache.MIB}" in poll and "--use_direct_reads=0" in poll
-    rr = r.command(rs.Cell("readrandom", "hybridio-interrupt", 5.0, 0), 1000, "/s.json", 9)
+    rr = r.command(ex.Cell("readrandom", "hybridio-interrupt", 5.0, 0), 1000, "/s.json", 9)
     assert "--benchmarks=readrandom" in rr and "--fs_uri=hybridio://?completion=interrupt&stats=/s.json" in rr
     assert not any(x.startswith("--mix_") for x in rr)
-    many = r.command(rs.Cell("readrandom", "hybridio-adaptive", 5.0, 0, "disk", 4), 1000, "/s.json", 9)
+    many = r.command(ex.Cell("readrandom", "hybridio-adaptive", 5.0, 0, "disk", 4), 1000, "/s.json", 9)
     assert many[:3] == ["taskset", "-c", f"0-{os.cpu_count() - 1}"] and "--threads=4" in many
 
 
@@ -258,7 +261,7 @@ class Calls:
 
 
 def test_each_device_is_warmed_up_once_before_its_first_measured_run():
-    cells = [rs.Cell("mixgraph", c, 5.0, 0, d) for d in ("pcie3", "disk") for c in ("hybridio-poll", "posix")]
+    cells = [ex.Cell("mixgraph", c, 5.0, 0, d) for d in ("pcie3", "disk") for c in ("hybridio-poll", "posix")]
     plan = [(r, c) for r in range(2) for c in cells]
     calls, records = Calls(), []
     rs.run_plan(calls, plan, records, calls)
@@ -274,7 +277,7 @@ def test_a_warm_up_runs_the_cell_for_the_full_time_and_is_kept_apart(tmp_path, m
     monkeypatch.setattr(dbbench, "reset", lambda *a: None)
     monkeypatch.setattr(dbbench, "drop_cached", lambda *a: None)
     monkeypatch.setattr(dbbench, "run", lambda cmd, out, err, timeout: ran.append((cmd, out, err, timeout)))
-    r.warm_up(rs.Cell("mixgraph", "hybridio-poll", 5.0, 0, "disk"))
+    r.warm_up(ex.Cell("mixgraph", "hybridio-poll", 5.0, 0, "disk"))
     ((cmd, out, err, timeout),) = ran
     assert f"--duration={r.a.runtime}" in cmd and any(x.startswith("--fs_uri=hybridio://") for x in cmd)
     assert out.name == "warmup-disk.out" and err.name == "warmup-disk.err" and timeout > r.a.runtime
@@ -309,7 +312,7 @@ class Rounds(Calls):
         self.log.append(("said", text))
 
 
-BUDGET_CELLS = [rs.Cell("readrandom", c, 5.0, 50, "pcie4") for c in ("hybridio-poll", "hybridio-adaptive-own")]
+BUDGET_CELLS = [ex.Cell("readrandom", c, 5.0, 50, "pcie4") for c in ("hybridio-poll", "hybridio-adaptive-own")]
 
 
 def budget_study(ratios, budget_s, runtime=0):
@@ -336,7 +339,7 @@ def test_extra_rounds_go_where_the_adaptive_claim_is_unresolved_until_it_resolve
             "hybridio-poll",
         ]
     assert any("is unresolved" in x[1] for x in runner.log if x[0] == "said")
-    found = rs.findings(rs.summarize(records), 5.0, [50], [5.0], records)
+    found = rf.findings(rf.summarize(records), 5.0, [50], [5.0], records)
     own = next(c for c in found["claims"] if c["id"] == "hybridio-adaptive-own")
     assert own["cells"][0]["state"] == "met" and rs.next_cell(found, BUDGET_CELLS, 0, 3600) is None
 
@@ -392,7 +395,7 @@ def test_no_memory_cgroup_means_no_limit(tmp_path):
 def row(config, ratio, degree, ops, lat=None, p99=None, workload="mixgraph", device="disk", threads=1, **more):
     """A cell's medians as summarize gives them."""
     return {
-        **{f: None for f in rf.FIGURES},
+        **{f: None for f in ex.FIGURES},
         "device": device,
         "threads": threads,
         "workload": workload,
@@ -707,7 +710,7 @@ def test_missing_plugin_says_how_to_build_it(tmp_path):
         [
             sys.executable,
             "-m",
-            "hybridio.rocksdb_study",
+            "hybridio.rocksdb",
             "--db-bench",
             "true",
             "--degrees",

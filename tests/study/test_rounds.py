@@ -6,9 +6,10 @@ import random
 
 import pytest
 
-from hybridio import rounds, stats, verdict
-from hybridio.errors import UsageError
-from hybridio.matrix import Cell
+from hybridio.common import rounds, stats
+from hybridio.common.errors import UsageError
+from hybridio.study import matrix, verdict
+from hybridio.study.matrix import Cell
 
 
 @pytest.mark.parametrize("text, seconds", [("0", 0), ("90s", 90), ("90", 90), ("3m", 180), ("1.5m", 90)])
@@ -112,11 +113,11 @@ def test_a_round_holds_what_the_claim_compares_and_its_references_alone():
         for s in ("poll", "interrupt", "hybrid", "adaptive")
         for ld in (0, 50, 100)
     ] + [Cell("scaling", "file", "poll", 2, 1, 0, "all")]
-    got = rounds.group(cells, "file", 50, 1, ["adaptive", "poll"], ["poll"])
+    got = matrix.extra_round(cells, "file", 50, 1, ["adaptive", "poll"], ["poll"])
     assert sorted((c.strategy, c.load_pct) for c in got) == [("adaptive", 50), ("poll", 0), ("poll", 50)]
     assert all(c.target == "file" and c.experiment == "contention" for c in got)
     # Alone, the claim's strategies are measured beside the references.
-    got = rounds.group(cells, "file", 0, 1, ["poll", "interrupt"], ["poll", "adaptive"])
+    got = matrix.extra_round(cells, "file", 0, 1, ["poll", "interrupt"], ["poll", "adaptive"])
     assert sorted(c.strategy for c in got) == ["adaptive", "interrupt", "poll"]
     assert {c.load_pct for c in got} == {0}
 

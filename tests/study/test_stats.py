@@ -1,12 +1,15 @@
 # SPDX-License-Identifier: MIT
 """The intervals and verdicts: calibrated on simulated studies whose truth is known."""
 
+import functools
 import math
 import random
+import statistics
 
+import numpy as np
 import pytest
 
-from hybridio import stats
+from hybridio.common import stats
 
 
 def simulated_ratios(rng, true_ratio, spread, rounds):
@@ -164,3 +167,54 @@ def test_t_quantiles():
         stats.t_quantile(0.975, 0)
     with pytest.raises(ValueError, match="1.5"):
         stats.t_quantile(1.5, 3)
+
+
+@functools.lru_cache(maxsize=None)
+def t_quantile_by_simpson(p, df):
+    """The quantile as stats computed it before scipy: bisection on the
+    distribution function, Simpson's rule on the density."""
+    c = math.exp(math.lgamma((df + 1) / 2) - math.lgamma(df / 2)) / math.sqrt(df * math.pi)
+
+    def cdf(x, steps=2000):
+        h = x / steps
+        f = [c * (1 + (k * h) ** 2 / df) ** (-(df + 1) / 2) for k in range(steps + 1)]
+        return 0.5 + h / 3 * (f[0] + f[-1] + 4 * sum(f[1:-1:2]) + 2 * sum(f[2:-1:2]))
+
+    lo, hi = 0.0, 1.0
+    while cdf(hi) < p:
+        lo, hi = hi, hi * 2
+    for _ in range(50):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if cdf(mid) < p else (lo, mid)
+    return (lo + hi) / 2
+
+
+# The levels the studies use (LEVEL's and RANK_LEVEL's two-sided quantiles)
+# and some around them; above 0.995 with one degree of freedom the quantile
+# lies in the far tail, where 2000 Simpson steps were the less accurate one.
+@pytest.mark.parametrize("p", [0.9, 0.975, 0.9875, 0.995])
+@pytest.mark.parametrize("df", [1, 2, 3, 4, 5, 7, 9, 12, 20, 30, 49, 100, 10**5])
+def test_t_quantiles_match_the_hand_integrated_ones(p, df):
+    assert stats.t_quantile(p, df) == pytest.approx(t_quantile_by_simpson(p, df), abs=1e-6)
+
+
+def interval_by_simpson(logs, level, seed=0):
+    """stats' interval on the mean of logs, with the hand-integrated quantile."""
+    n, mean = len(logs), statistics.fmean(logs)
+    q = t_quantile_by_simpson(1 - (1 - level) / 2, n - 1)
+    if n < stats.BOOTSTRAP_FROM:
+        half = q * statistics.stdev(logs) / math.sqrt(n)
+        return mean - half, mean + half
+    tail = 0.5 * math.erfc(math.sqrt(n / (n - 1)) * q / math.sqrt(2))
+    data = np.asarray(logs)
+    means = data[np.random.default_rng(seed).integers(0, n, size=(stats.RESAMPLES, n))].mean(axis=1)
+    return tuple(float(x) for x in np.quantile(means, [tail, 1 - tail]))
+
+
+@pytest.mark.parametrize("rounds", [2, 3, 5, 9, 10, 12, 40])
+@pytest.mark.parametrize("level", [stats.LEVEL, stats.RANK_LEVEL])
+def test_intervals_match_those_of_the_hand_integrated_quantile(rounds, level):
+    xs = simulated_ratios(random.Random(rounds), 1.1, 0.1, rounds)
+    low, high = interval_by_simpson([math.log(x) for x in xs], level)
+    iv = stats.ratio_interval(xs, level=level)
+    assert (iv.low, iv.high) == pytest.approx((math.exp(low), math.exp(high)), abs=1e-6)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from hybridio import fioengine
+from hybridio.fio import engine as fioengine
 
 ENGINE = os.environ.get("HIO_FIO_ENGINE", fioengine.default_engine())
 

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from hybridio import summary
-from hybridio.matrix import Cell
+from hybridio.study import summary
+from hybridio.study.matrix import Cell
 
 
 def io(iops, lat=10.0):
@@ -95,7 +95,7 @@ def test_figures_carry_the_interval_of_their_centre(rows):
 
 
 def test_plots_draw_the_intervals_as_error_bars(rows, tmp_path):
-    from hybridio import plots
+    from hybridio.study import plots
 
     p100 = [r for r in rows if r["strategy"] == "poll"]
     lo, hi = plots._err(p100, "iops")

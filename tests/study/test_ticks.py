@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""python3 -m hybridio.ticks on hand-made tick logs: the per-level, per-mode
+"""python3 -m hybridio.adaptive.ticks on hand-made tick logs: the per-level, per-mode
 summary, the changes of mode, and every kind of bad input."""
 
 import json
@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from hybridio import ticks
+from hybridio.adaptive import ticks
 
 HEADER = (
     "t_us,queue,ran,learned,level,others,others_level,idle,sleeps_per_s,completions,wall_us,wait_us,cpu_us,"
@@ -127,8 +127,8 @@ def test_a_log_without_ticks_says_so(tmp_path, capsys):
 def one_line_status_2(args, capsys):
     assert ticks.main(args) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and err[0].startswith("python3 -m hybridio.ticks: ")
-    return err[0][len("python3 -m hybridio.ticks: ") :]
+    assert len(err) == 1 and err[0].startswith("python3 -m hybridio.adaptive.ticks: ")
+    return err[0][len("python3 -m hybridio.adaptive.ticks: ") :]
 
 
 def test_a_missing_log_is_one_line_and_status_2(tmp_path, capsys):
@@ -149,7 +149,7 @@ def test_an_unknown_queue_names_the_queues_there_are(tmp_path, capsys):
 
 def test_it_runs_as_a_module(tmp_path):
     p = subprocess.run(
-        [sys.executable, "-m", "hybridio.ticks", write(tmp_path, LOG), "--queue", "1"],
+        [sys.executable, "-m", "hybridio.adaptive.ticks", write(tmp_path, LOG), "--queue", "1"],
         capture_output=True,
         text=True,
         timeout=60,

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 """The timeline experiment's arithmetic: settle times and the right modes."""
 
-from hybridio.timeline import findings, right_modes, settle_ms
+from hybridio.adaptive.settle import settle_ms
+from hybridio.study.timeline import best_static_modes, findings
 
 
 def pts(*modes, step=100):
@@ -10,22 +11,22 @@ def pts(*modes, step=100):
 
 def test_settles_at_the_first_sample_that_stays_right():
     p = pts("poll", "poll", "interrupt", "interrupt", "interrupt")
-    assert settle_ms(p, 150, "interrupt", 500) == 150  # the sample at 300 ms
+    assert settle_ms(p, 150, 500, ("interrupt",)) == 150  # the sample at 300 ms
 
 
 def test_a_relapse_restarts_the_clock():
     p = pts("interrupt", "poll", "interrupt", "interrupt")
-    assert settle_ms(p, 50, "interrupt", 400) == 250
+    assert settle_ms(p, 50, 400, ("interrupt",)) == 250
 
 
 def test_never_settling_is_none():
-    assert settle_ms(pts("poll", "poll"), 0, "interrupt", 200) is None
-    assert settle_ms(pts("poll"), 500, "poll", 900) is None  # no sample after the change
+    assert settle_ms(pts("poll", "poll"), 0, 200, ("interrupt",)) is None
+    assert settle_ms(pts("poll"), 500, 900, ("poll",)) is None  # no sample after the change
 
 
 def test_samples_after_the_phase_do_not_count():
     p = pts("interrupt", "interrupt", "poll", "poll")
-    assert settle_ms(p, 0, "interrupt", 200) == 100
+    assert settle_ms(p, 0, 200, ("interrupt",)) == 100
 
 
 def row(strategy, load, iops, ops=None, solo=None):
@@ -50,9 +51,9 @@ ROWS = [
 ]
 
 
-def test_right_modes_are_the_best_static_ones():
-    assert right_modes(ROWS, "t") == ("poll", "interrupt")
-    assert right_modes(ROWS, "other") == (None, None)
+def test_the_right_modes_are_the_best_static_ones():
+    assert best_static_modes(ROWS, "t") == ("poll", "interrupt")
+    assert best_static_modes(ROWS, "other") == (None, None)
 
 
 def test_findings_say_the_settle_times():

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: MIT
 import pytest
 
-from hybridio import stats
-from hybridio.matrix import Cell
-from hybridio.verdict import adaptive_overall, noise, paired_verdict, progress_agreement, round_scores, score, verdict
+from hybridio.common import stats
+from hybridio.study.matrix import Cell
+from hybridio.study.verdict import adaptive_overall, noise, paired_verdict, progress_agreement, round_scores, score, verdict
 
 
 def row(strategy, load, iops, ops=None, solo_ops=None, target="t"):

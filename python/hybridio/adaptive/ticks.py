@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """What each adaptive queue did, from the tick log HIO_ADAPTIVE_TICKS writes.
 
-    python3 -m hybridio.ticks LOG [--queue N] [--changes] [--json]
+    python3 -m hybridio.adaptive.ticks LOG [--queue N] [--changes] [--json]
 
 Per queue, the busiest first: at each contention level and in each mode,
 the share of the queue's time, its completions per second, how much of
@@ -18,8 +18,8 @@ import json
 import sys
 from dataclasses import dataclass, field
 
-from . import command
-from .errors import UsageError
+from ..common import command
+from ..common.errors import UsageError
 
 MODES = ("interrupt", "poll", "hybrid")
 COLUMNS = ("t_us", "queue", "ran", "learned", "level", "completions", "wall_us", "cpu_us", "next", "probe")
@@ -189,7 +189,9 @@ def render_changes(s):
 
 def parse_args(argv):
     ap = argparse.ArgumentParser(
-        prog="python3 -m hybridio.ticks", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python3 -m hybridio.adaptive.ticks",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ap.add_argument("log", help="the file HIO_ADAPTIVE_TICKS named")
     ap.add_argument("--queue", type=int, help="only this queue (its number in the log)")
@@ -230,7 +232,7 @@ def run(a, cfg):
 
 def main(argv=None):
     return command.run_command(
-        "python3 -m hybridio.ticks", sys.argv[1:] if argv is None else argv, parse_args, resolve, run
+        "python3 -m hybridio.adaptive.ticks", sys.argv[1:] if argv is None else argv, parse_args, resolve, run
     )
 
 

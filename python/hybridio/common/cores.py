@@ -1,10 +1,28 @@
 # SPDX-License-Identifier: MIT
-"""Core limitation: affinity always; a cgroup v2 cpuset where the machine has one and lets us write it."""
+"""Core sets: a CPU list's CPUs, and holding processes to a set (affinity
+always; a cgroup v2 cpuset where the machine has one and lets us write it)."""
 
 import os
 from pathlib import Path
 
+from .errors import UsageError
+
 CGROUP_ROOT = Path("/sys/fs/cgroup")
+
+
+def expand_cpus(spec):
+    """'1', '0-1', '0,2' -> list of CPU numbers; raises UsageError naming a bad spec."""
+    cpus = []
+    try:
+        for part in spec.split(","):
+            a, _, b = part.partition("-")
+            lo, hi = int(a), int(b or a)
+            if lo < 0 or hi < lo:
+                raise ValueError
+            cpus.extend(range(lo, hi + 1))
+    except ValueError:
+        raise UsageError(f"invalid CPU list {spec!r} (expected e.g. 1, 0-1 or 0,2)") from None
+    return cpus
 
 
 def remove_group(group):

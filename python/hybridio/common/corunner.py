@@ -11,7 +11,9 @@ import tempfile
 import threading
 import time
 
+from .cores import expand_cpus
 from .errors import UsageError
+from .process import DutyCycle, kill_group, signal_group
 
 KINDS = ("cpu", "memory")
 
@@ -27,43 +29,6 @@ def parse_yaml_ops(text):
     if not rates:
         raise ValueError("no bogo-ops-per-second-real-time in stress-ng's output")
     return sum(float(r) for r in rates)
-
-
-def signal_group(proc, sig):
-    try:
-        os.killpg(proc.pid, sig)
-    except ProcessLookupError:
-        pass
-
-
-class DutyCycle:
-    """Holds a process group (started with start_new_session) to `load_pct`
-    of the CPU by stopping and continuing it every `period` seconds, as
-    cpulimit does. start() begins, stop() ends with the group running."""
-
-    def __init__(self, proc, load_pct, period=0.01):
-        self.proc, self.load, self.period = proc, load_pct, period
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def start(self):
-        self._thread.start()
-        return self
-
-    def _run(self):
-        on = self.period * self.load / 100
-        while not self._stop.is_set() and self.proc.poll() is None:
-            time.sleep(on)
-            signal_group(self.proc, signal.SIGSTOP)
-            time.sleep(self.period - on)
-            signal_group(self.proc, signal.SIGCONT)
-
-    def stop(self):
-        self._stop.set()
-        if self._thread.is_alive():
-            self._thread.join()
-        if self.proc.poll() is None:
-            signal_group(self.proc, signal.SIGCONT)
 
 
 class CoRunner:
@@ -115,7 +80,7 @@ class CoRunner:
             os.unlink(self._yaml)  # __exit__ does not run when __enter__ raises
             raise
         if self.kind == "memory" and self.load < 100:
-            self._duty = DutyCycle(self.proc, self.load).start()
+            self._duty = DutyCycle.at_load(self.proc, self.load).start()
         return self
 
     def result(self):
@@ -165,9 +130,8 @@ class CoRunner:
     def kill(self):
         if self._duty:
             self._duty.stop()
-        if self.proc and self.proc.poll() is None:
-            signal_group(self.proc, signal.SIGKILL)
-            self.proc.wait()
+        if self.proc:
+            kill_group(self.proc)
 
     def __exit__(self, *exc):
         self.kill()
@@ -241,18 +205,3 @@ def _at(series, t):
         if t <= tb:
             return a + (b - a) * (t - ta) / (tb - ta)
     return series[-1][1]
-
-
-def expand_cpus(spec):
-    """'1', '0-1', '0,2' -> list of CPU numbers; raises UsageError naming a bad spec."""
-    cpus = []
-    try:
-        for part in spec.split(","):
-            a, _, b = part.partition("-")
-            lo, hi = int(a), int(b or a)
-            if lo < 0 or hi < lo:
-                raise ValueError
-            cpus.extend(range(lo, hi + 1))
-    except ValueError:
-        raise UsageError(f"invalid CPU list {spec!r} (expected e.g. 1, 0-1 or 0,2)") from None
-    return cpus

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from .errors import UsageError
 
-ROOT = Path(__file__).resolve().parents[2]  # the checkout, when the package runs from one
+ROOT = Path(__file__).resolve().parents[3]  # the checkout, when the package runs from one
+BS = "4k"  # the block size of the studies' random reads, whichever program runs them
 
 
 def default_path():
@@ -96,7 +97,7 @@ def command(path, target, strategy, threads, iodepth, runtime, cpus, size=None):
         "--name=study",
         f"--filename={target}",
         "--rw=randread",
-        "--bs=4k",
+        f"--bs={BS}",
         f"--iodepth={iodepth}",
         f"--numjobs={threads}",
         f"--runtime={runtime:g}",

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-"""Extra rounds where the verdicts are unresolved, within a time budget.
+"""The rounds of a study: the planned rounds' order, then extra rounds where
+the verdicts are unresolved, within a time budget.
 
 After the study's planned rounds, one more round of the group (a contention
 load, a bursty neighbour's pattern, a RocksDB cell) whose unresolved claim
@@ -30,6 +31,32 @@ from .errors import UsageError
 
 MIN_CHANCE = 0.1  # less chance than this of deciding a claim is not worth the rounds
 MOST_EXTRA = 50  # rounds looked ahead for one claim
+
+
+def schedule(cells, repeats, seed=1, block=None):
+    """(repeat, cell) in run order: every cell once per round, so that drift
+    over the study spreads over all cells instead of landing on some; and in
+    a different order each round (shuffled with a fixed seed), so that drift
+    within a round does not always fall on the same strategies.
+
+    block(cell) names the cells a verdict compares with each other: they run
+    next to each other, in a shuffled order, and the blocks in a shuffled
+    order. The disk's speed is correlated from one second to the next (1 s
+    means 0.5 apart at lag 1, near 0 beyond a few seconds), so a ratio of
+    neighbours in time carries less of its drift than one of runs a minute
+    apart. Without block every cell is a block of its own."""
+    plan = []
+    for r in range(repeats):
+        rng = random.Random(seed * 1000 + r)
+        blocks = {}
+        for c in cells:
+            blocks.setdefault(block(c) if block else c, []).append(c)
+        order = list(blocks.values())
+        rng.shuffle(order)
+        for b in order:
+            rng.shuffle(b)
+            plan += [(r, c) for c in b]
+    return plan
 
 
 def parse_budget(text):
@@ -84,20 +111,3 @@ def next_to_resolve(candidates, remaining_s):
             if p >= MIN_CHANCE and (best is None or p / (k * max(round_s, 1e-9)) > best[0]):
                 best = (p / (k * max(round_s, 1e-9)), key, c, k, p)
     return best[1:] if best else None
-
-
-def group(cells, target, load, seed, compared, references):
-    """The contention cells of one extra round of (target, load) in a shuffled
-    order: the strategies the claim compares at the load, and alone its
-    references, the strategies that can give the round's best IOPS alone (a
-    run is scored against it). The target's other cells would add runs the
-    claim does not read."""
-    wanted = {load: set(compared)}
-    wanted[0] = wanted.get(0, set()) | set(references)
-    mine = [
-        c
-        for c in cells
-        if c.experiment == "contention" and c.target == target and c.strategy in wanted.get(c.load_pct, ())
-    ]
-    random.Random(seed).shuffle(mine)
-    return mine

@@ -47,6 +47,7 @@ import statistics
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.stats
 
 LEVEL = 0.95  # the intervals quoted and the verdicts' level
 RANK_LEVEL = 0.975  # a winner is named at this level: a false one in at most 2.5% of studies
@@ -69,28 +70,16 @@ COUNT_MARGIN = 0.03
 RATE_MARGIN = 0.05
 
 
+# Cached: the budget's look-ahead (rounds.next_to_resolve) asks for the same
+# few quantiles thousands of times.
 @functools.lru_cache(maxsize=None)
 def t_quantile(p, df):
-    """Student's t quantile: the x with P(T <= x) = p, for 0.5 <= p < 1,
-    by bisection on its distribution function (Simpson's rule on the density)."""
+    """Student's t quantile: the x with P(T <= x) = p, for 0.5 <= p < 1."""
     if df < 1:
         raise ValueError(f"degrees of freedom must be at least 1, got {df}")
     if not 0.5 <= p < 1:
         raise ValueError(f"a quantile's probability must be in [0.5, 1), got {p}")
-    c = math.exp(math.lgamma((df + 1) / 2) - math.lgamma(df / 2)) / math.sqrt(df * math.pi)
-
-    def cdf(x, steps=2000):
-        h = x / steps
-        f = [c * (1 + (k * h) ** 2 / df) ** (-(df + 1) / 2) for k in range(steps + 1)]
-        return 0.5 + h / 3 * (f[0] + f[-1] + 4 * sum(f[1:-1:2]) + 2 * sum(f[2:-1:2]))
-
-    lo, hi = 0.0, 1.0
-    while cdf(hi) < p:
-        lo, hi = hi, hi * 2
-    for _ in range(50):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if cdf(mid) < p else (lo, mid)
-    return (lo + hi) / 2
+    return float(scipy.stats.t.ppf(p, df))
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from . import hiobench
-from .errors import UsageError
+from ..common import hiobench
+from ..common.errors import UsageError
 
 EMU_SIZE = "1g"  # hio-bench's capacity for an emu: target without --size
 
@@ -41,7 +41,7 @@ def command(fio, engine, target, strategy, threads, iodepth, runtime, cpus, size
         "--name=study",
         f"--ioengine=external:{engine}",
         "--rw=randread",
-        "--bs=4k",
+        f"--bs={hiobench.BS}",
         f"--iodepth={iodepth}",
         f"--numjobs={threads}",
         f"--runtime={max(1, round(runtime * 1000))}ms",

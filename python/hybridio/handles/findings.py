@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: MIT
-"""From the handle experiments' runs (hybridio.handles) to their tables,
-claims and sentences: medians per configuration for the figures, and each
-claim judged on its ratio within every repeat, with its 95% interval
-(hybridio.stats): met, not met or unresolved."""
+"""From the handle experiments' runs (hybridio.handles.runner) to their
+tables, claims and sentences: medians per configuration for the figures, and
+each claim judged on its ratio within every repeat, with its 95% interval
+(hybridio.common.stats): met, not met or unresolved."""
 
-from . import stats
+from ..common import stats
+from .experiments import CACHE_MB, EXPERIMENTS, QUEUE_JOBS, QUEUE_MODES, READAHEAD_PATTERNS
 
-EXPERIMENTS = ("priority", "queues", "poll_period", "cache", "readahead", "split")
 TITLES = {
     "priority": "Priority",
     "queues": "Dedicated and shared queues",
@@ -15,20 +15,8 @@ TITLES = {
     "readahead": "Read-ahead",
     "split": "Reads apart from writes",
 }
-QUEUE_JOBS = (1, 2, 3, 4)
-QUEUE_MODES = ("dedicated", "shared")
-POLL_SIZES = ("4k", "8k", "16k", "64k")
-POLL_PERIODS = (0, 2, 5, 10, 20, 50, 100, 200)  # µs; 0 spins; plus "auto"
-# hio-study --quick: the smallest and largest size, a period per decade.
-SHORT_POLL_SIZES = ("4k", "64k")
-SHORT_POLL_PERIODS = (0, 5, 20, 100)
-POLL_TARGET_EMU = "emu:pcie4"
-CACHE_MB = ((128, "2:1", 1 / 2), (51, "5:1", 1 / 5), (26, "10:1", 1 / 10), (0, "no cache", None))
-READAHEAD_PATTERNS = ("randread", "read")
-READAHEAD_MODES = ("auto", "on", "off")
-SPLIT_QUEUES = ("shared", "split_rw")
 
-# The claims' rules (hybridio.stats.Rule) and the figures they rest on.
+# The claims' rules (hybridio.common.stats.Rule) and the figures they rest on.
 PRIORITY_RATIO = 2.0
 PRIORITY = stats.superior(PRIORITY_RATIO - 1)  # the high job's IOPS over each other job's
 PRIORITY_SPREAD = 0.10
@@ -50,7 +38,7 @@ def medians(results, experiment):
     """{key: {"config":..., "emulated":..., "target":..., "repeats": n, "figures": {name: median},
     "spread": {name: %}, "ci95": {name: [low, high]}}} for one experiment, in the order the runs came;
     nested dicts of figures (per job) are medianed per entry; ci95 holds the 95% interval of each
-    numeric figure's centre (hybridio.stats) where it has two repeats or more."""
+    numeric figure's centre (hybridio.common.stats) where it has two repeats or more."""
     by = {}
     for rec in results.get("runs", []):
         if rec.get("experiment") != experiment:
@@ -117,7 +105,7 @@ def repeat_ratios(reps, num, den, figure):
 
 
 def judged(cid, text, ratios, rule, measured):
-    """A claim judged on its per-repeat ratios (hybridio.stats.claim), with the medians it was drawn from."""
+    """A claim judged on its per-repeat ratios (hybridio.common.stats.claim), with the medians it was drawn from."""
     ratios = [r for r in ratios if r is not None]
     c = stats.claim(cid, text, ratios, rule)
     c["measured"] = measured

@@ -8,7 +8,7 @@ overrides, on both cores of the machine and without a co-runner, repeats
 every configuration (all configurations of a repeat, then the next repeat,
 so drift hits them alike). Every run's whole JSON is kept under
 <out>/raw/handles/; the parsed figures go to <out>/handles.json;
-hybridio.handle_findings turns them into tables, claims and sentences.
+hybridio.handles.findings turns them into tables, claims and sentences.
 
 Standalone: python3 -m hybridio.handles [--only priority,readahead ...]
 """
@@ -20,11 +20,12 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Optional
 
-from . import hiobench, outdir, stats
-from .command import study_parser
-from .errors import UsageError
-from .handle_findings import (
+from ..common import hiobench, outdir, process, stats
+from ..common.command import study_parser
+from ..common.errors import UsageError
+from .experiments import (
     CACHE_MB,
     EXPERIMENTS,
     POLL_PERIODS,
@@ -37,8 +38,8 @@ from .handle_findings import (
     SHORT_POLL_PERIODS,
     SHORT_POLL_SIZES,
     SPLIT_QUEUES,
-    findings,
 )
+from .findings import findings
 
 JOBS_DIR = hiobench.ROOT / "bench" / "jobs"
 JOB_FILES = {
@@ -60,6 +61,22 @@ LONGER = {"priority": 2, "cache": 2, "readahead": 2, "split": 2}
 def run_s(experiment, runtime):
     """A run's measured seconds."""
     return runtime * LONGER.get(experiment, 1)
+
+
+@dataclass(frozen=True)
+class Options:
+    """What the experiments run with: hio-bench, seconds per run, repeats,
+    the polling period's file target (None or empty: the emulated SSD only)
+    and its size, the experiments (None: all), and the shorter
+    polling-period sweep (hio-study --quick)."""
+
+    hio_bench: str
+    runtime: float
+    repeats: int
+    file: Optional[str] = None
+    size: str = "1g"
+    only: Optional[list] = None
+    short: bool = False
 
 
 @dataclass
@@ -143,10 +160,9 @@ def plan(repeats, file=None, size=None, only=None, short=False):
     return [Run(c.experiment, c.key, c.config, c.args, c.target, rep) for rep in range(repeats) for c in configs]
 
 
-def plan_for(a):
-    """The runs for parsed arguments: a.handles repeats, a.file, a.size, a.only
-    and a.quick (hio-study's: the shorter polling-period sweep), the last two optional."""
-    return plan(a.handles, a.file or None, a.size, getattr(a, "only", None), getattr(a, "quick", False))
+def plan_for(o):
+    """The runs for Options o."""
+    return plan(o.repeats, o.file or None, o.size, o.only, o.short)
 
 
 def estimate_s(runs, runtime):
@@ -169,7 +185,7 @@ def execute(cmd, runtime, extra_s=0.0):
     """Runs one hio-bench (hiobench.run: its own session, killed however this
     call leaves); a failure, or a run far past its time, raises RuntimeError
     with the command."""
-    limit = (runtime + extra_s) * 5 + 30
+    limit = process.timeout_s(runtime + extra_s, slack=30)
     try:
         return hiobench.run(cmd, limit)
     except subprocess.TimeoutExpired:
@@ -284,21 +300,21 @@ def record(results, run, doc, raw=None):
     return rec
 
 
-def run(a, out, step=None, runs=None, results=None):
-    """Runs the handle experiments (a.hio_bench, a.runtime, and plan_for(a)
-    unless `runs` is given); calls step(description) after each run. Fills
-    `results` in place when given (so an interrupted study keeps what was
-    measured) and returns it. An hio-bench failure raises RuntimeError."""
+def run(o, out, step=None, runs=None, results=None):
+    """Runs the handle experiments of Options o (plan_for(o) unless `runs` is
+    given); calls step(description) after each run. Fills `results` in place
+    when given (so an interrupted study keeps what was measured) and returns
+    it. An hio-bench failure raises RuntimeError."""
     out = Path(out)
-    runs = plan_for(a) if runs is None else runs
+    runs = plan_for(o) if runs is None else runs
     if results is None:
-        results = new_results(a.hio_bench, a.runtime, a.handles, a.file, a.size)
+        results = new_results(o.hio_bench, o.runtime, o.repeats, o.file, o.size)
     results["planned"] = len(runs)
     raw_dir = out / "raw" / "handles"
     raw_dir.mkdir(parents=True, exist_ok=True)
     for r in runs:
-        cmd = command(a.hio_bench, r, a.runtime)
-        text = execute(cmd, run_s(r.experiment, a.runtime), RAMP_S.get(r.experiment, 0.0))
+        cmd = command(o.hio_bench, r, o.runtime)
+        text = execute(cmd, run_s(r.experiment, o.runtime), RAMP_S.get(r.experiment, 0.0))
         doc = json.loads(text)
         path = raw_dir / r.raw_name
         path.write_text(
@@ -322,21 +338,21 @@ def run(a, out, step=None, runs=None, results=None):
 # --- standalone ------------------------------------------------------------------------------------------------
 
 
-def check(a):
+def check(o):
     """Bad input before anything runs: hio-bench, the job files, and the
     file target (created at --size if absent) with a short probe."""
-    hiobench.check(a.hio_bench)
+    hiobench.check(o.hio_bench)
     missing = [f for e, f in JOB_FILES.items() if not (JOBS_DIR / f).is_file()]
     if missing:
         raise UsageError(f"job file {JOBS_DIR / missing[0]} not found")
-    if a.file and "poll_period" in (getattr(a, "only", None) or EXPERIMENTS):
-        if not os.path.isdir(os.path.dirname(os.path.abspath(a.file))):
-            raise UsageError(f"--file {a.file!r}: its directory does not exist")
+    if o.file and "poll_period" in (o.only or EXPERIMENTS):
+        if not os.path.isdir(os.path.dirname(os.path.abspath(o.file))):
+            raise UsageError(f"--file {o.file!r}: its directory does not exist")
         cmd = [
-            a.hio_bench,
-            f"--filename={a.file}",
+            o.hio_bench,
+            f"--filename={o.file}",
             "--direct=1",
-            f"--size={a.size}",
+            f"--size={o.size}",
             "--runtime=0.05",
             "--output-format=json",
             str(JOBS_DIR / JOB_FILES["poll_period"]),
@@ -344,7 +360,7 @@ def check(a):
         p = subprocess.run(cmd, capture_output=True, text=True, start_new_session=True)
         if p.returncode != 0:
             raise UsageError(
-                f"--file {a.file!r} (--size {a.size}) cannot be the polling-period experiment's file "
+                f"--file {o.file!r} (--size {o.size}) cannot be the polling-period experiment's file "
                 f"target: {p.stderr.strip().removeprefix('hio-bench: ')}"
             )
 
@@ -366,23 +382,24 @@ def parse_args(argv):
 
 
 def resolve(a):
-    text = a.runtime
+    """The Options and the results folder of parsed arguments; bad input raises UsageError."""
     try:
-        a.runtime = float(text)
-        if not 0 < a.runtime <= 600:
+        runtime = float(a.runtime)
+        if not 0 < runtime <= 600:
             raise ValueError
     except ValueError:
-        raise UsageError(f"--runtime {text!r}: expected seconds per run, more than 0 and at most 600") from None
-    if a.runtime == int(a.runtime):
-        a.runtime = int(a.runtime)
+        raise UsageError(f"--runtime {a.runtime!r}: expected seconds per run, more than 0 and at most 600") from None
+    if runtime == int(runtime):
+        runtime = int(runtime)
     try:
-        a.handles = int(a.repeats)
-        if not 1 <= a.handles <= 20:
+        repeats = int(a.repeats)
+        if not 1 <= repeats <= 20:
             raise ValueError
     except ValueError:
         raise UsageError(
             f"--repeats {a.repeats!r}: expected a whole number of runs per configuration, 1 to 20"
         ) from None
+    only = None
     if a.only is not None:
         names = [x.strip().replace("-", "_") for x in a.only.split(",")]
         bad = [n for n in names if n not in EXPERIMENTS]
@@ -391,18 +408,17 @@ def resolve(a):
                 f"--only {a.only!r}: unknown experiment {bad[0] if bad else ''!r} "
                 f"(experiments: {', '.join(EXPERIMENTS)})"
             )
-        a.only = [e for e in EXPERIMENTS if e in names]
-    if a.file and a.file.lower() == "none":
-        a.file = None
-    check(a)
+        only = [e for e in EXPERIMENTS if e in names]
+    file = None if a.file and a.file.lower() == "none" else a.file
+    o = Options(a.hio_bench, runtime, repeats, file, a.size, only)
+    check(o)
     # Only once the input holds: a refused run leaves no empty folder behind.
-    a.out = outdir.prepare(outdir.results_path(a.out, "hybridio-handles"), raw="raw/handles")
-    return a
+    return o, outdir.prepare(outdir.results_path(a.out, "hybridio-handles"), raw="raw/handles")
 
 
 def main(argv=None):
     try:
-        a = resolve(parse_args(sys.argv[1:] if argv is None else argv))
+        o, out = resolve(parse_args(sys.argv[1:] if argv is None else argv))
     except UsageError as e:
         print(f"hybridio.handles: {e}", file=sys.stderr)
         return 2
@@ -410,13 +426,13 @@ def main(argv=None):
 
     from . import plots
 
-    runs = plan_for(a)
+    runs = plan_for(o)
     print(
-        f"hybridio.handles: {len(runs)} runs ({len(runs) // a.handles} configurations x {a.handles} repeat(s)), "
-        f"{a.runtime:g} s each (about {estimate_s(runs, a.runtime) / 60:.1f} min); results in {a.out}",
+        f"hybridio.handles: {len(runs)} runs ({len(runs) // o.repeats} configurations x {o.repeats} repeat(s)), "
+        f"{o.runtime:g} s each (about {estimate_s(runs, o.runtime) / 60:.1f} min); results in {out}",
         flush=True,
     )
-    results = new_results(a.hio_bench, a.runtime, a.handles, a.file, a.size, len(runs))
+    results = new_results(o.hio_bench, o.runtime, o.repeats, o.file, o.size, len(runs))
     status = 0
     bar = tqdm(total=len(runs), unit="run", dynamic_ncols=True)
 
@@ -425,7 +441,7 @@ def main(argv=None):
         bar.set_description(what)
 
     try:
-        run(a, a.out, step, runs, results)
+        run(o, out, step, runs, results)
     except KeyboardInterrupt:
         results["error"] = "interrupted"
         status = 130
@@ -436,17 +452,15 @@ def main(argv=None):
         bar.close()
     found = findings(results)
     results["findings"] = found
-    (a.out / "handles.json").write_text(json.dumps(results, indent=1, default=str))
-    figs = plots.draw_handles(found, a.out / "plots")
+    (out / "handles.json").write_text(json.dumps(results, indent=1, default=str))
+    figs = plots.draw_handles(found, out / "plots")
     if results["error"]:
         print(f"hybridio.handles: {results['error']}", file=sys.stderr)
     for e, f in found.items():
         print(f"\n{f['title']}{' (emulated SSD)' if f['emulated'] else ''}:")
         for s in f["sentences"]:
             print(f"  {s}")
-    print(
-        f"\nResults: {a.out / 'handles.json'}" + (f"\nPlots: {', '.join(str(p) for _, _, p in figs)}" if figs else "")
-    )
+    print(f"\nResults: {out / 'handles.json'}" + (f"\nPlots: {', '.join(str(p) for _, _, p in figs)}" if figs else ""))
     return status
 
 

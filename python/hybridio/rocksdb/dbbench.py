@@ -7,14 +7,13 @@ co-runner that is a second db_bench."""
 import os
 import re
 import shutil
-import signal
 import subprocess
 import time
 from collections import deque
 from pathlib import Path
 
-from .corunner import DutyCycle
-from .errors import UsageError
+from ..common.errors import UsageError
+from ..common.process import DutyCycle, kill_group
 
 KEY_SIZE = 16
 VALUE_SIZE = 1000
@@ -177,16 +176,6 @@ def failure(cmd, code, stderr_text, what="db_bench"):
     return RuntimeError(f"{what} failed (exit {code}): {' '.join(map(str, cmd))}\n  {tail}")
 
 
-def stop(proc):
-    """Kills the process group of a process started with start_new_session."""
-    if proc.poll() is None:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait()
-
-
 def run(cmd, out_path, err_path, timeout, tick=None):
     """Runs one db_bench (cmd) in its own session with stdout and stderr in
     files; calls tick() about every 0.2 s while it runs (the page-cache
@@ -204,7 +193,7 @@ def run(cmd, out_path, err_path, timeout, tick=None):
                     tick()
                 time.sleep(0.2)
         finally:
-            stop(p)
+            kill_group(p)
     if p.returncode != 0:
         raise failure(cmd, p.returncode, Path(err_path).read_text(errors="replace"))
     return Path(out_path).read_text(errors="replace")
@@ -237,7 +226,7 @@ def load(cmd, log_path, num, progress=None):
             p.wait()
         finally:
             p.stdout.close()
-            stop(p)
+            kill_group(p)
     if p.returncode != 0:
         raise failure(cmd, p.returncode, "\n".join(tail), "the load (db_bench)")
     return found
@@ -300,7 +289,7 @@ class FillCoRunner:
     """The optional co-runner: a second db_bench doing fillrandom on a small DB
     of its own on `cpu` (the thesis used db_stress, which Debian does not
     package), held to `load_pct` of the core by stopping and continuing it
-    every 10 ms, as cpulimit does. A context manager, like corunner.CoRunner:
+    every 10 ms, as cpulimit does. A context manager, like common.corunner.CoRunner:
     leaving the block kills it."""
 
     def __init__(self, db_bench, db, load_pct, cpu, seconds):
@@ -329,12 +318,12 @@ class FillCoRunner:
             self.cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
         )
         if self.load < 100:
-            self._duty = DutyCycle(self.proc, self.load).start()
+            self._duty = DutyCycle.at_load(self.proc, self.load).start()
         return self
 
     def __exit__(self, *exc):
         if self._duty:
             self._duty.stop()
-        stop(self.proc)
+        kill_group(self.proc)
         self.proc.stderr.close()
         return False

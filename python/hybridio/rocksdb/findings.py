@@ -13,24 +13,10 @@ interrupt at no more CPU per operation, and poll; (4) with 4 client threads,
 adaptive reaches 97% of the best configuration.
 """
 
-from . import stats
+from ..common import stats
+from .experiments import ADAPTIVE_OBJECTIVES, CONFIGS, DEVICES, FIGURES, FULL_DEGREE, THREADS, ratio_label
 
-CONFIGS = (
-    "posix",
-    "posix-direct",
-    "hybridio-interrupt",
-    "hybridio-poll",
-    "hybridio-hybrid",
-    "hybridio-adaptive",
-    "hybridio-adaptive-own",
-)
-DEVICES = ("disk", "pcie3", "pcie4")  # the emulated ones: the plugin's emulate= profiles
-THREADS = 4  # the threads experiment's client threads
-ADAPTIVE_OBJECTIVES = {"hybridio-adaptive": "shared", "hybridio-adaptive-own": "own"}
-RATIOS_DEGREE = 50  # the ratios experiment's contended degree, as in the thesis's Figure 17
-FULL_DEGREE = 100
-
-# The claims' rules (hybridio.stats.Rule).
+# The claims' rules (hybridio.common.stats.Rule).
 ADAPTIVE_RULE = stats.non_inferior(stats.RATE_MARGIN)  # adaptive's score against the best in each cell of the sweep
 THREADS_RULE = stats.non_inferior(0.03)  # with THREADS client threads, adaptive's ops/s against the best's
 POLL_ALONE = stats.non_inferior(0.05)  # alone, poll's ops/s against interrupt's
@@ -40,10 +26,6 @@ HELPS, HURTS = 1.05, POLL_ALONE.threshold()
 POSIX_OPS = stats.non_inferior(stats.RATE_MARGIN)  # alone on the disk, the plugin's ops/s against posix-direct's
 POSIX_CPU = stats.non_inferior(stats.RATE_MARGIN, lower_is_better=True)  # and its CPU per operation
 EPS = 1e-9  # relative slack: a figure exactly on a threshold meets it
-
-
-def plugin_configs(configs):
-    return [c for c in configs if c.startswith("hybridio-")]
 
 
 # The thesis (PCIe 4.0 SSD; SPDK polls, Posix takes interrupts).
@@ -57,26 +39,6 @@ THESIS = {
 }
 
 WITH_INTERVAL = ["ops_per_s", "cpu_us_per_op", "corunner_progress", "p99_us"]
-FIGURES = [
-    "ops_per_s",
-    "cpu_us_per_op",
-    "corunner_progress",
-    "micros_per_op",
-    "p99_us",
-    "get_p99_us",
-    "put_p99_us",
-    "seek_p99_us",
-    "pagecache_peak_mib",
-    "anon_peak_mib",
-    "cache_hit_ratio",
-    "wait_interrupt",
-    "wait_poll",
-    "wait_hybrid",
-]
-
-
-def ratio_label(r):
-    return f"{r:g}:1"
 
 
 def summarize(records):

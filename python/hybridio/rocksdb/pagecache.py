@@ -16,7 +16,7 @@ import os
 import time
 from pathlib import Path
 
-from .cores import remove_group
+from ..common.cores import remove_group
 
 MIB = 1 << 20
 # When anonymous memory grows between two samples the kernel makes room by

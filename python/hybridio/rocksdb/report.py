@@ -2,16 +2,9 @@
 """The RocksDB study's figures (the thesis's Figures 12-17, from the cell
 medians) and its self-contained report.html."""
 
-import base64
-
-import jinja2
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-
-from .plots import save_figure  # noqa: E402
-from .rocksdb_findings import CONFIGS, FULL_DEGREE, RATIOS_DEGREE, ratio_label  # noqa: E402
+from ..report import html
+from ..report.figures import plt, save_figure
+from .experiments import CONFIGS, FULL_DEGREE, RATIOS_DEGREE, ratio_label
 
 
 def _configs(rows):
@@ -115,10 +108,6 @@ def draw(rows, sweep_ratio, degrees, plot_dir):
     return out
 
 
-def _data_uri(path):
-    return "data:image/png;base64," + base64.b64encode(path.read_bytes()).decode()
-
-
 def fmt(v):
     if v is None:
         return "–"
@@ -133,13 +122,11 @@ def fmt(v):
 
 def render(out, doc, figures):
     """report.html from rocksdb.json's document and the figures."""
-    env = jinja2.Environment(loader=jinja2.PackageLoader("hybridio", "templates"), autoescape=True)
-    env.filters["fmt"] = fmt
-    env.filters["ratio"] = ratio_label
-    env.filters["pct"] = lambda v: "–" if v is None else f"{100 * v:.0f}%"
-    html = env.get_template("rocksdb.html.j2").render(
-        doc=doc, meta=doc["meta"], figures=[(t, _data_uri(p)) for t, p in figures]
+    return html.render(
+        out,
+        "rocksdb.html.j2",
+        {"fmt": fmt, "ratio": ratio_label, "pct": lambda v: "–" if v is None else f"{100 * v:.0f}%"},
+        doc=doc,
+        meta=doc["meta"],
+        figures=[(t, html.data_uri(p)) for t, p in figures],
     )
-    path = out / "report.html"
-    path.write_text(html)
-    return path

@@ -21,42 +21,42 @@ thesis's figures beside ours), plots and report.html.
 
 import contextlib
 import csv
-import resource
 import datetime
 import json
 import os
 import platform
 import random
+import resource
 import shutil
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from tqdm import tqdm
 
-from . import command, corunner, dbbench, matrix, outdir, rounds
-from .errors import UsageError
-from .hiobench import ROOT
-from .pagecache import MIB, PageCacheLimit
-from .rocksdb_findings import (
-    FIGURES,
+from ..common import command, corunner, outdir, rounds
+from ..common.errors import UsageError
+from ..common.hiobench import ROOT
+from . import dbbench
+from .experiments import (
     ADAPTIVE_OBJECTIVES,
-    ADAPTIVE_RULE,
     CONFIGS,
     DEVICES,
+    EXPERIMENTS,
+    FIGURES,
     FULL_DEGREE,
     RATIOS_DEGREE,
     THREADS,
-    findings,
-    plugin_configs,
+    WORKLOADS,
+    Cell,
+    cells_for,
+    compared,
     ratio_label,
-    summarize,
 )
+from .findings import ADAPTIVE_RULE, findings, summarize
+from .pagecache import MIB, PageCacheLimit
 
-EXPERIMENTS = ("sweep", "ratios", "full", "threads")
-WORKLOADS = ("mixgraph", "readrandom")
 CORUNNERS = ("cpu", "dbbench")
 DEFAULTS = {
     "dataset_gb": 1.0,
@@ -79,26 +79,6 @@ RUN_OVERHEAD_S = 1.0
 # then the compaction.
 LOAD_KEYS_PER_S = 40_000
 COMPACT_BYTES_PER_S = 100e6
-
-
-@dataclass(frozen=True)
-class Cell:
-    workload: str  # mixgraph or readrandom
-    config: str
-    ratio: float  # dataset:cache
-    degree: int  # the co-runner's share of the core, %; 0: alone
-    device: str = "disk"  # disk, or an emulated SSD's profile (pcie3, pcie4)
-    threads: int = 1  # db_bench's client threads: 1 on the shared core, more on every core
-
-    @property
-    def plugin(self):
-        return self.config.startswith("hybridio-")
-
-
-def compared(cell):
-    """The cells a verdict compares with each other: every configuration of one
-    workload, dataset:cache ratio and co-runner degree on one device."""
-    return (cell.device, cell.workload, cell.ratio, cell.degree, cell.threads)
 
 
 # --- input -----------------------------------------------------------------------------------------------------
@@ -226,34 +206,64 @@ def parse_degrees(text):
     return sorted(set(vals) | {0})  # alone is every cell's baseline
 
 
-def cells_for(experiments, configs, ratios, degrees, devices=("disk",), workloads=WORKLOADS):
-    """The plan's cells (each once; experiments share theirs) and the sweep
-    ratio. The emulated devices run the plugin's configurations only, and the
-    threads experiment runs on the disk."""
-    sweep = ratios[(len(ratios) - 1) // 2]
-    cells = []
+def keys_to_load(a):
+    """--num, else the keys that make a DB of --dataset-gb."""
+    if a.num is not None:
+        return _int("num", a.num, 100, 10**10, "keys to load")
+    try:
+        gb = float(a.dataset_gb)
+        if not 0.001 <= gb <= 10_000:
+            raise ValueError
+    except ValueError:
+        raise UsageError(f"--dataset-gb {a.dataset_gb!r}: expected a size in GB from 0.001 to 10000") from None
+    return max(100, round(gb * 1e9 / dbbench.BYTES_PER_NUM))
 
-    def add(device, workload, ratio, degs, threads=1):
-        cfgs = configs if device == "disk" else plugin_configs(configs)
-        for c in cfgs:
-            for d in degs:
-                cell = Cell(workload, c, ratio, d, device, threads)
-                if cell not in cells:
-                    cells.append(cell)
 
-    for dev in devices:
-        if "sweep" in experiments:
-            for w in workloads:
-                add(dev, w, sweep, degrees)
-        if "full" in experiments:
-            add(dev, "mixgraph", sweep, (0, FULL_DEGREE))
-        if "ratios" in experiments:
-            for r in ratios:
-                add(dev, "mixgraph", r, (0, RATIOS_DEGREE))
-    if "threads" in experiments and "disk" in devices:
-        for w in workloads:
-            add("disk", w, sweep, (0,), THREADS)
-    return cells, sweep
+def memory_dir(cells):
+    """Where the emulated devices' DB copies go (None without an emulated cell): MEMORY_DIR, in memory."""
+    if not any(c.device != "disk" for c in cells):
+        return None
+    memory = Path(MEMORY_DIR)
+    if dbbench.filesystem_type(memory) not in ("tmpfs", "ramfs"):
+        raise UsageError(
+            f"the emulated devices need {MEMORY_DIR} in memory (tmpfs) for their DB copies; run --devices disk alone"
+        )
+    return memory
+
+
+def plugin_path(plugin, cells, out):
+    """The plugin (None without a plugin cell): it must exist, and out must fit in its URI."""
+    if not any(c.plugin for c in cells):
+        return None
+    plugin = Path(plugin)
+    if not plugin.is_file():
+        raise UsageError(
+            f"the hybridio RocksDB plugin {plugin} does not exist: build it with `make build` "
+            f"(or pass --plugin PATH), or run the Posix configurations alone "
+            f"(--configs posix,posix-direct)"
+        )
+    if "&" in str(out):
+        raise UsageError(
+            f"--out {str(out)!r}: the plugin's statistics path goes into its URI, whose keys "
+            f"'&' separates; choose a folder without '&'"
+        )
+    return plugin
+
+
+def db_dir(text):
+    """--dir, made if absent: on a disk, not in memory."""
+    dbdir = Path(text)
+    fs = dbbench.filesystem_type(dbdir)
+    if fs in ("tmpfs", "ramfs"):
+        raise UsageError(
+            f"--dir {text!r} is in memory ({fs}): the DB must be on a disk (and O_DIRECT fails "
+            f"there); pass --dir on one"
+        )
+    try:
+        dbdir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UsageError(f"--dir {text!r}: cannot create it: {e.strerror}") from None
+    return dbdir
 
 
 def resolve(a):
@@ -269,16 +279,7 @@ def resolve(a):
     # A parity claim near 1.00 at this disk's noise (about 0.1 per round in its log) takes some 40 rounds.
     a.repeats = _int("repeats", a.repeats, 1, 100, "runs per cell")
     budget_s = rounds.parse_budget(a.budget)
-    if a.num is not None:
-        num = _int("num", a.num, 100, 10**10, "keys to load")
-    else:
-        try:
-            gb = float(a.dataset_gb)
-            if not 0.001 <= gb <= 10_000:
-                raise ValueError
-        except ValueError:
-            raise UsageError(f"--dataset-gb {a.dataset_gb!r}: expected a size in GB from 0.001 to 10000") from None
-        num = max(100, round(gb * 1e9 / dbbench.BYTES_PER_NUM))
+    num = keys_to_load(a)
     ncpu = os.cpu_count() or 1
     core = _int("core", a.core if a.core is not None else ncpu - 1, 0, ncpu - 1, "a CPU of this machine")
     if a.corunner not in CORUNNERS:
@@ -290,42 +291,12 @@ def resolve(a):
             f"nothing to run (the emulated devices run the plugin's configurations only, the threads "
             f"experiment the disk)"
         )
-    memory = None
-    if any(c.device != "disk" for c in cells):
-        memory = Path(MEMORY_DIR)
-        if dbbench.filesystem_type(memory) not in ("tmpfs", "ramfs"):
-            raise UsageError(
-                f"the emulated devices need {MEMORY_DIR} in memory (tmpfs) for their DB copies; "
-                f"run --devices disk alone"
-            )
+    memory = memory_dir(cells)
     if any(c.degree for c in cells) and a.corunner == "cpu":
         corunner.check_installed()
     out = outdir.results_path(a.out, "hybridio-rocksdb").absolute()
-    plugin = None
-    if any(c.plugin for c in cells):
-        plugin = Path(a.plugin)
-        if not plugin.is_file():
-            raise UsageError(
-                f"the hybridio RocksDB plugin {plugin} does not exist: build it with `make build` "
-                f"(or pass --plugin PATH), or run the Posix configurations alone "
-                f"(--configs posix,posix-direct)"
-            )
-        if "&" in str(out):
-            raise UsageError(
-                f"--out {str(out)!r}: the plugin's statistics path goes into its URI, whose keys "
-                f"'&' separates; choose a folder without '&'"
-            )
-    dbdir = Path(a.dir)
-    fs = dbbench.filesystem_type(dbdir)
-    if fs in ("tmpfs", "ramfs"):
-        raise UsageError(
-            f"--dir {a.dir!r} is in memory ({fs}): the DB must be on a disk (and O_DIRECT fails "
-            f"there); pass --dir on one"
-        )
-    try:
-        dbdir.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise UsageError(f"--dir {a.dir!r}: cannot create it: {e.strerror}") from None
+    plugin = plugin_path(a.plugin, cells, out)
+    dbdir = db_dir(a.dir)
     outdir.prepare(out)
     return {
         "configs": configs,
@@ -577,6 +548,7 @@ class Runner:
         dbbench.run(cmd, raw / f"warmup-{cell.device}.out", raw / f"warmup-{cell.device}.err", self.a.runtime + 90)
 
     def run(self, cell, rep, index):
+        """One measured run of cell in round rep: its row (record)."""
         raw = self.cfg["out"] / "raw"
         name = (
             f"{index:04d}-{cell.device}-{cell.workload}-t{cell.threads}-{cell.config}-"
@@ -587,15 +559,37 @@ class Runner:
         self.reset(cell)
         dbbench.drop_cached(self.work(cell))
         tracker = self.limit.start(self.budget[cell.ratio] * MIB) if cell.config == "posix" else None
+        out, err = raw / f"{name}.out", raw / f"{name}.err"
         t0 = time.monotonic()
+        text, cpu, progress = self.measure(cell, cmd, out, err, tracker)
+        wall = time.monotonic() - t0
+        try:
+            parsed = dbbench.parse(text, cell.workload)
+        except ValueError as e:
+            raise RuntimeError(f"{' '.join(map(str, cmd))}: {e} (its output: {raw / name}.out)") from None
+        rec = record(cell, rep, index, self.budget[cell.ratio], parsed, cpu, progress, wall)
+        rec.update(raw=str(out.relative_to(self.cfg["out"])), command=cmd)
+        rec.update(tracker.result() if tracker else {"pagecache_peak_mib": None, "anon_peak_mib": None})
+        st = read_stats(stats) if cell.plugin else None
+        if cell.plugin and st is None:
+            self.missing_stats = True
+        rec.update(
+            st or {k: None for k in ("cache_hit_ratio", "wait_interrupt", "wait_poll", "wait_hybrid", "plugin_reads")}
+        )
+        return rec
+
+    def measure(self, cell, cmd, out, err, tracker):
+        """Runs db_bench (cmd; its stdout and stderr to the files out and err)
+        beside the cell's co-runner: its stdout's text, its own CPU seconds,
+        and the co-runner's progress (None without a stress-ng one)."""
         with self.corunner(cell.degree) as co:
             try:
                 measured = isinstance(co, corunner.CoRunner)
                 cpu0, co0, w0 = children_cpu_s(), co.cpu_s() if measured else 0, time.monotonic()
                 text = dbbench.run(
                     cmd,
-                    raw / f"{name}.out",
-                    raw / f"{name}.err",
+                    out,
+                    err,
                     self.a.runtime + 90,
                     tick=tracker.tick if tracker else None,
                 )
@@ -610,45 +604,37 @@ class Runner:
                     ) from None
                 raise
             corunner_check(co)
-        wall = time.monotonic() - t0
-        try:
-            parsed = dbbench.parse(text, cell.workload)
-        except ValueError as e:
-            raise RuntimeError(f"{' '.join(map(str, cmd))}: {e} (its output: {raw / name}.out)") from None
-        h = parsed["histograms"]
-        rec = {
-            "round": rep + 1,
-            "index": index,
-            "device": cell.device,
-            "threads": cell.threads,
-            "workload": cell.workload,
-            "config": cell.config,
-            "ratio": cell.ratio,
-            "degree": cell.degree,
-            "budget_mib": self.budget[cell.ratio],
-            "ops_per_s": parsed["ops_per_s"],
-            "cpu_us_per_op": cpu * 1e6 / parsed["operations"] if parsed["operations"] else None,
-            "micros_per_op": parsed["micros_per_op"],
-            "corunner_progress": progress,
-            "p99_us": parsed["p99_us"],
-            "get_p99_us": (h.get("read") or {}).get("p99"),
-            "put_p99_us": (h.get("write") or {}).get("p99"),
-            "seek_p99_us": (h.get("seek") or {}).get("p99"),
-            "gets": (parsed["mix"] or {}).get("gets"),
-            "puts": (parsed["mix"] or {}).get("puts"),
-            "seeks": (parsed["mix"] or {}).get("seeks"),
-            "wall_s": wall,
-            "raw": str((raw / f"{name}.out").relative_to(self.cfg["out"])),
-            "command": cmd,
-        }
-        rec.update(tracker.result() if tracker else {"pagecache_peak_mib": None, "anon_peak_mib": None})
-        st = read_stats(stats) if cell.plugin else None
-        if cell.plugin and st is None:
-            self.missing_stats = True
-        rec.update(
-            st or {k: None for k in ("cache_hit_ratio", "wait_interrupt", "wait_poll", "wait_hybrid", "plugin_reads")}
-        )
-        return rec
+        return text, cpu, progress
+
+
+def record(cell, rep, index, budget_mib, parsed, cpu, progress, wall):
+    """A measured run's figures in runs.csv's order: where it ran, db_bench's
+    figures (parsed by dbbench.parse; cpu: its own CPU seconds) and the
+    counts behind them."""
+    h = parsed["histograms"]
+    return {
+        "round": rep + 1,
+        "index": index,
+        "device": cell.device,
+        "threads": cell.threads,
+        "workload": cell.workload,
+        "config": cell.config,
+        "ratio": cell.ratio,
+        "degree": cell.degree,
+        "budget_mib": budget_mib,
+        "ops_per_s": parsed["ops_per_s"],
+        "cpu_us_per_op": cpu * 1e6 / parsed["operations"] if parsed["operations"] else None,
+        "micros_per_op": parsed["micros_per_op"],
+        "corunner_progress": progress,
+        "p99_us": parsed["p99_us"],
+        "get_p99_us": (h.get("read") or {}).get("p99"),
+        "put_p99_us": (h.get("write") or {}).get("p99"),
+        "seek_p99_us": (h.get("seek") or {}).get("p99"),
+        "gets": (parsed["mix"] or {}).get("gets"),
+        "puts": (parsed["mix"] or {}).get("puts"),
+        "seeks": (parsed["mix"] or {}).get("seeks"),
+        "wall_s": wall,
+    }
 
 
 def run_one(runner, cell, rep, records, bar, note=""):
@@ -792,48 +778,46 @@ def describe_plan(cfg, repeats, runtime):
     return "\n".join([head] + lines)
 
 
-def run(a, cfg):
-    from . import rocksdb_report  # matplotlib: only once something runs
+def probe_plugin(runner, cfg):
+    """Runner.probe on each plugin configuration once, warning where it wrote no statistics."""
+    plugin_cells = {}
+    for c in cfg["cells"]:
+        if c.plugin and c.config not in plugin_cells:
+            plugin_cells[c.config] = Cell("mixgraph", c.config, cfg["sweep_ratio"], 0)
+    for cell in plugin_cells.values():
+        if not runner.probe(cell):
+            print(
+                f"hio-study rocksdb: warning: the plugin wrote no statistics file for {cell.config} "
+                f"(stats= in its URI); hit ratios and wait shares will be missing",
+                file=sys.stderr,
+            )
 
-    out = cfg["out"]
-    print(describe_plan(cfg, a.repeats, a.runtime), flush=True)
-    dataset = ensure_loaded(a, cfg)
-    limit = PageCacheLimit()
-    runner = Runner(a, cfg, dataset, limit)
-    records, extra, error, interrupted = [], [], None, False
-    plan = matrix.schedule(cfg["cells"], a.repeats, block=compared)
+
+def measure(a, cfg, runner, limit, plan, records, extra):
+    """The probes, the plan and the extra rounds, into records and extra;
+    returns (error, interrupted): a failure or Ctrl-C ends the measuring and
+    keeps what was measured. The runner and the limit are closed after."""
     bar = None
     try:
-        plugin_cells = {}
-        for c in cfg["cells"]:
-            if c.plugin and c.config not in plugin_cells:
-                plugin_cells[c.config] = Cell("mixgraph", c.config, cfg["sweep_ratio"], 0)
-        for cell in plugin_cells.values():
-            if not runner.probe(cell):
-                print(
-                    f"hio-study rocksdb: warning: the plugin wrote no statistics file for {cell.config} "
-                    f"(stats= in its URI); hit ratios and wait shares will be missing",
-                    file=sys.stderr,
-                )
+        probe_plugin(runner, cfg)
         bar = tqdm(total=len(plan), unit="run", dynamic_ncols=True)
         run_plan(runner, plan, records, bar)
         extra_rounds(runner, cfg, a, records, bar, extra)
     except KeyboardInterrupt:
-        interrupted = True
+        return None, True
     except RuntimeError as e:
-        error = str(e)
+        return str(e), False
     finally:
         if bar:
             bar.close()
         limit.close()
         runner.close()
-    if interrupted:
-        print("hio-study rocksdb: interrupted; writing what was measured", file=sys.stderr)
-    if error:
-        print(f"hio-study rocksdb: {error}\nhio-study rocksdb: writing what was measured", file=sys.stderr)
-    rows = summarize(records)
-    found = findings(rows, cfg["sweep_ratio"], cfg["degrees"], cfg["ratios"], records)
-    meta = {
+    return None, False
+
+
+def meta_of(a, cfg, limit, runner, records, plan, extra, error, interrupted):
+    """rocksdb.json's meta: the machine, what ran and how, and how it ended."""
+    return {
         "machine": f"{platform.node()}, {os.cpu_count()} CPUs, Linux {platform.release()}",
         "core": cfg["core"],
         "corunner": (
@@ -860,11 +844,31 @@ def run(a, cfg):
         "extra_rounds": extra,
         "generated": datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
     }
+
+
+def run(a, cfg):
+    from . import report  # matplotlib: only once something runs
+
+    out = cfg["out"]
+    print(describe_plan(cfg, a.repeats, a.runtime), flush=True)
+    dataset = ensure_loaded(a, cfg)
+    limit = PageCacheLimit()
+    runner = Runner(a, cfg, dataset, limit)
+    records, extra = [], []
+    plan = rounds.schedule(cfg["cells"], a.repeats, block=compared)
+    error, interrupted = measure(a, cfg, runner, limit, plan, records, extra)
+    if interrupted:
+        print("hio-study rocksdb: interrupted; writing what was measured", file=sys.stderr)
+    if error:
+        print(f"hio-study rocksdb: {error}\nhio-study rocksdb: writing what was measured", file=sys.stderr)
+    rows = summarize(records)
+    found = findings(rows, cfg["sweep_ratio"], cfg["degrees"], cfg["ratios"], records)
+    meta = meta_of(a, cfg, limit, runner, records, plan, extra, error, interrupted)
     write_runs(records, out)
     doc = {"meta": meta, "dataset": dataset, "cells": rows, **found, "runs": records}
     (out / "rocksdb.json").write_text(json.dumps(doc, indent=1, default=str))
-    figures = rocksdb_report.draw(rows, cfg["sweep_ratio"], cfg["degrees"], out / "plots")
-    path = rocksdb_report.render(out, doc, figures)
+    figures = report.draw(rows, cfg["sweep_ratio"], cfg["degrees"], out / "plots")
+    path = report.render(out, doc, figures)
     print(
         f"\nRocksDB ({dataset['size_bytes'] / 1e9:.2f} GB, budgets "
         f"{', '.join(f'{k} {v} MiB' for k, v in meta['budgets_mib'].items())}):"

@@ -17,25 +17,25 @@ The adaptive runs log every millisecond; each time the neighbour starts or
 stops, the time until adaptive's settled mode is the right one for the rest
 of that phase is its reaction.
 
-Run it alone: python3 -m hybridio.bursty --help. `make study` runs it too.
+Run it alone: python3 -m hybridio.study.bursty --help. `make study` runs it too.
 """
 
 import argparse
 import json
 import os
 import random
-import signal
 import statistics
 import subprocess
 import sys
-import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from tqdm import tqdm
 
-from . import corunner, hiobench, stats
-from .errors import UsageError
+from ..adaptive.settle import settle_ms
+from ..common import corunner, hiobench, process, stats
+from ..common.errors import UsageError
 
 BURSTS_MS = (20, 50, 200, 1000, 0)  # 0: always on
 STRATEGIES = {
@@ -57,6 +57,21 @@ def burst_name(ms):
     return "always on" if ms == 0 else f"{ms} ms on / {ms} ms off"
 
 
+@dataclass(frozen=True)
+class Options:
+    """What the experiment runs with: hio-bench, the shared core, seconds per
+    run, the file target's size, rounds, the seed of the runs' order within
+    rounds, and I/O threads."""
+
+    hio_bench: str
+    cpu: int
+    runtime: float
+    size: str
+    repeats: int = 1
+    seed: int = 0
+    numjobs: int = 1
+
+
 class Neighbour:
     """A busy loop pinned to `cpu`, on for `burst_ms` and off as long, in turn
     (always on for 0). transitions holds (unix ms, on) for every change;
@@ -64,28 +79,17 @@ class Neighbour:
 
     def __init__(self, cpu, burst_ms):
         self.cpu, self.burst = cpu, burst_ms
-        self.transitions = []
-        self._stop = threading.Event()
         self.proc = subprocess.Popen(
             ["sh", "-c", "while :; do :; done"],
             start_new_session=True,
             preexec_fn=lambda: os.sched_setaffinity(0, {cpu}),
         )
-        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._duty = process.DutyCycle(self.proc, burst_ms / 1e3, burst_ms / 1e3)
+        self.transitions = self._duty.transitions
 
     def __enter__(self):
-        self.transitions.append((time.time() * 1e3, True))
-        self._thread.start()
+        self._duty.start()
         return self
-
-    def _run(self):
-        if not self.burst:
-            return
-        on = True
-        while not self._stop.wait(self.burst / 1e3):
-            on = not on
-            os.kill(self.proc.pid, signal.SIGCONT if on else signal.SIGSTOP)
-            self.transitions.append((time.time() * 1e3, on))
 
     def cpu_ns(self):
         with open(f"/proc/{self.proc.pid}/schedstat") as f:
@@ -105,13 +109,8 @@ class Neighbour:
         return on
 
     def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join()
-        try:
-            os.kill(self.proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        self.proc.wait()
+        self._duty.stop()
+        process.kill_group(self.proc)
 
 
 def command(hio_bench, target, strategy, cpu, runtime, size, numjobs=1):
@@ -121,7 +120,7 @@ def command(hio_bench, target, strategy, cpu, runtime, size, numjobs=1):
         "--name=bursty",
         f"--filename={target}",
         "--rw=randread",
-        "--bs=4k",
+        f"--bs={hiobench.BS}",
         "--iodepth=1",
         f"--runtime={runtime:g}",
         "--time_based",
@@ -137,7 +136,7 @@ def command(hio_bench, target, strategy, cpu, runtime, size, numjobs=1):
     return cmd
 
 
-def measure(a, target, strategy, burst, started=None):
+def measure(o, target, strategy, burst, started=None):
     """One run: the I/O's figures (IOPS summed over its jobs; the first job's
     report) and, with a neighbour, its transitions, and the CPU time it got
     and how long it was on, both over the I/O's own measured window. Read
@@ -145,16 +144,16 @@ def measure(a, target, strategy, burst, started=None):
     start and exit (tens of ms), spent alone at the start of a burst: on
     emu:pcie3 at 200 ms bursts poll's combined score read 1.265, 1.361 and
     1.265 in three rounds, with its own part at 0.74 in each."""
-    cmd = command(a.hio_bench, target, strategy, a.cpu, a.runtime, a.size, getattr(a, "numjobs", 1))
+    cmd = command(o.hio_bench, target, strategy, o.cpu, o.runtime, o.size, o.numjobs)
 
     def io():
-        jobs = json.loads(hiobench.run(cmd, a.runtime * 5 + 60, started))["jobs"]
+        jobs = json.loads(hiobench.run(cmd, process.timeout_s(o.runtime), started))["jobs"]
         return sum(j["read"]["iops"] for j in jobs), jobs[0]
 
     if burst is None or burst == NONE:
         iops, job = io()
         return {"iops": iops, "neighbour_cpu_ns": 0, "neighbour_on_ms": 0, "job": job, "transitions": []}
-    with Neighbour(a.cpu, burst) as n, corunner.CpuMeter(n, period=0.005) as meter:
+    with Neighbour(o.cpu, burst) as n, corunner.CpuMeter(n, period=0.005) as meter:
         if started:
             started(n.proc.pid)
         iops, job = io()
@@ -173,11 +172,11 @@ def measure(a, target, strategy, burst, started=None):
     }
 
 
-def neighbour_alone(a, burst):
+def neighbour_alone(o, burst):
     """The share of its on-time the neighbour runs alone (about 1)."""
-    with Neighbour(a.cpu, burst) as n:
+    with Neighbour(o.cpu, burst) as n:
         c0, t0 = n.cpu_ns(), time.time() * 1e3
-        time.sleep(a.runtime)
+        time.sleep(o.runtime)
         c1, t1 = n.cpu_ns(), time.time() * 1e3
         return (c1 - c0) / 1e6 / n.on_ms(t0, t1)
 
@@ -186,7 +185,7 @@ def plan(targets, bursts, strategies, rounds, seed=0):
     """Per round, in a shuffled order: each target's I/O alone, the neighbour
     alone per burst, and every (target, burst) block of its strategies' cells,
     which adaptive's verdict compares, next to each other in a shuffled order
-    (hybridio.matrix.schedule says why)."""
+    (hybridio.common.rounds.schedule says why)."""
     rng = random.Random(seed)
     out = []
     for r in range(rounds):
@@ -214,20 +213,6 @@ def objective_of(strategy):
     return STRATEGIES[strategy][1] or "shared"
 
 
-def settle_ms(points, start_ms, change_ms, end_ms, right):
-    """Time from a change (unix ms) until the settled mode is one of `right` and
-    stays so until end_ms; None if it never is. points' t_ms count from start_ms."""
-    after = [p for p in points if change_ms < start_ms + p["t_ms"] <= end_ms]
-    settled_at = None
-    for p in after:
-        if p.get("settled") in right:
-            if settled_at is None:
-                settled_at = start_ms + p["t_ms"]
-        else:
-            settled_at = None
-    return None if settled_at is None else max(0.0, settled_at - change_ms)
-
-
 def reactions(run, right_on, right_off):
     """Settle times after each start and each stop of the neighbour in one
     adaptive run: {"on": [...], "off": [...]} in ms (None: never settled)."""
@@ -241,7 +226,7 @@ def reactions(run, right_on, right_off):
         end = tr[i + 1][0] if i + 1 < len(tr) else end_run
         if at < start or end > end_run:
             continue  # the change fell outside the run, or its phase did
-        out["on" if on else "off"].append(settle_ms(points, start, at, end, right_on if on else right_off))
+        out["on" if on else "off"].append(settle_ms(points, at, end, right_on if on else right_off, start))
     return out
 
 
@@ -392,7 +377,7 @@ def verdict(row):
 
 
 def claims(rows, target):
-    """The target's bursty verdicts as claims (hybridio.verdict's shape):
+    """The target's bursty verdicts as claims (hybridio.study.verdict's shape):
     adaptive no worse than the better static strategy of each round (RULE)."""
     out = []
     for row in rows:
@@ -458,14 +443,14 @@ class Measured:
         self.results = []
         self.refs = {}
 
-    def run(self, a, steps, progress=None, started=None):
+    def run(self, o, steps, progress=None, started=None):
         for r, kind, t, b, s in steps:
             if kind == "io-alone":
-                self.refs[(r, "io", t)] = measure(a, t, "poll", None, started)["iops"]
+                self.refs[(r, "io", t)] = measure(o, t, "poll", None, started)["iops"]
             elif kind == "neighbour-alone":
-                self.refs[(r, "cpu", b)] = neighbour_alone(a, b)
+                self.refs[(r, "cpu", b)] = neighbour_alone(o, b)
             else:
-                m = measure(a, t, s, b, started)
+                m = measure(o, t, s, b, started)
                 m.update({"kind": kind, "round": r, "target": t, "burst": b, "strategy": s})
                 if not STRATEGIES[s][1]:
                     m["job"] = {k: m["job"][k] for k in ("read", "job_runtime")}
@@ -478,9 +463,9 @@ class Measured:
             m["scores"] = scores(m, *refs)
 
 
-def run(a, targets, bursts, strategies, progress=None, started=None):
+def run(o, targets, bursts, strategies, progress=None, started=None):
     m = Measured()
-    m.run(a, plan(targets, bursts, strategies, a.repeats, a.seed), progress, started)
+    m.run(o, plan(targets, bursts, strategies, o.repeats, o.seed), progress, started)
     return m.results
 
 
@@ -502,7 +487,9 @@ def steps(targets, bursts, strategies, repeats):
 
 def parse_args(argv):
     ap = argparse.ArgumentParser(
-        prog="python3 -m hybridio.bursty", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python3 -m hybridio.study.bursty",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ap.add_argument("--targets", default="file,emu:pcie3", help="'file' (see --file), emu:PROFILE or a path")
     ap.add_argument("--file", default="/tmp/hybridio-study.dat", help="the disk target (default: %(default)s)")
@@ -530,6 +517,7 @@ def parse_args(argv):
 
 
 def resolve(a):
+    """(Options, targets, bursts, strategies) of parsed arguments; bad input raises UsageError."""
     hiobench.check(a.hio_bench)
     try:
         bursts = [int(x) for x in a.bursts.split(",")]
@@ -549,18 +537,19 @@ def resolve(a):
     if not 0 <= a.cpu < (os.cpu_count() or 1):
         raise UsageError(f"--cpu={a.cpu}: no such CPU (this machine has {os.cpu_count()})")
     targets = [a.file if t == "file" else t for t in a.targets.split(",")]
-    return targets, bursts, strategies
+    o = Options(a.hio_bench, a.cpu, a.runtime, a.size, a.repeats, a.seed, a.numjobs)
+    return o, targets, bursts, strategies
 
 
 def main(argv=None):
     a = parse_args(sys.argv[1:] if argv is None else argv)
     try:
-        targets, bursts, strategies = resolve(a)
+        o, targets, bursts, strategies = resolve(a)
     except UsageError as e:
-        print(f"hybridio.bursty: {e}", file=sys.stderr)
+        print(f"hybridio.study.bursty: {e}", file=sys.stderr)
         return 2
-    n = steps(targets, bursts, strategies, a.repeats)
-    print(f"bursty neighbour: {n} runs of {a.runtime:g} s (about {n * (a.runtime + 0.3) / 60:.1f} min)", flush=True)
+    n = steps(targets, bursts, strategies, o.repeats)
+    print(f"bursty neighbour: {n} runs of {o.runtime:g} s (about {n * (o.runtime + 0.3) / 60:.1f} min)", flush=True)
     bar = tqdm(total=n, unit="run", dynamic_ncols=True)
 
     def step(what):
@@ -568,10 +557,10 @@ def main(argv=None):
         bar.set_description(what[:40])
 
     try:
-        results = run(a, targets, bursts, strategies, step)
+        results = run(o, targets, bursts, strategies, step)
     except RuntimeError as e:
         bar.close()
-        print(f"hybridio.bursty: {e}", file=sys.stderr)
+        print(f"hybridio.study.bursty: {e}", file=sys.stderr)
         return 1
     bar.close()
     rows = summarize(results, targets, bursts)

@@ -4,7 +4,8 @@ hio-bench (the default), or fio with hybridio's fio engine. Each gives a
 cell's command, reads its output into the same figures, and says whether a
 target can run a strategy."""
 
-from . import fioengine, hiobench
+from ..common import hiobench
+from ..fio import engine as fioengine
 
 NAMES = ("hio-bench", "fio")
 
@@ -12,8 +13,8 @@ NAMES = ("hio-bench", "fio")
 class HioBench:
     name = "hio-bench"
 
-    def __init__(self, a):
-        self.path = a.hio_bench
+    def __init__(self, path):
+        self.path = path
 
     def check(self):
         hiobench.check(self.path)
@@ -31,8 +32,8 @@ class HioBench:
 class Fio:
     name = "fio"
 
-    def __init__(self, a):
-        self.fio, self.engine = a.fio, a.fio_engine
+    def __init__(self, fio, engine):
+        self.fio, self.engine = fio, engine
 
     def check(self):
         fioengine.check(self.fio, self.engine)
@@ -47,5 +48,12 @@ class Fio:
         return fioengine.probe(self.fio, self.engine, target, strategy, size)
 
 
-def make(a):
-    return {"hio-bench": HioBench, "fio": Fio}[a.driver](a)
+def make(name, hio_bench, fio, fio_engine):
+    """The driver `name` (one of NAMES)."""
+    return HioBench(hio_bench) if name == "hio-bench" else Fio(fio, fio_engine)
+
+
+def probe(driver, target, strategy, size):
+    """None if the target can run the strategy, else the driver's reason. The
+    first probe of a missing file creates it, `size` large."""
+    return driver.probe(target, strategy, size if not target.startswith("emu:") else None)

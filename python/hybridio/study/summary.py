@@ -4,9 +4,9 @@
 import csv
 import json
 
-from . import stats
+from ..common import stats
 
-# Figures quoted with the 95% interval of their centre (hybridio.stats).
+# Figures quoted with the 95% interval of their centre (hybridio.common.stats).
 WITH_INTERVAL = ["iops", "lat_mean_us", "lat_p99_us", "cpu_us_per_io", "corunner_ops_per_s"]
 COLUMNS = [
     "experiment",

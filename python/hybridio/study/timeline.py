@@ -7,21 +7,35 @@ import json
 import subprocess
 import threading
 import time
+from dataclasses import dataclass
 
-from . import corunner, hiobench
+from ..adaptive.settle import settle_ms
+from ..common import corunner, hiobench, process
+from .verdict import score
 
 PHASES = (("alone", 0), ("beside the co-runner", 100), ("alone again", 0))
 STRATEGIES = ("adaptive", "poll", "interrupt")
 
 
-def command(a, target, strategy, cpus, seconds):
-    return hiobench.command(a.hio_bench, target, strategy, 1, a.iodepth, seconds, cpus) + ["--adaptive_log"]
+@dataclass(frozen=True)
+class Options:
+    """What the experiment runs with: hio-bench, its queue depth, the
+    co-runner's kind and the core set the I/O and the co-runner share."""
+
+    hio_bench: str
+    iodepth: int
+    corunner: str
+    cores: str
 
 
-def run_one(a, cfg, limit, target, strategy, phase_s):
+def command(o, target, strategy, seconds):
+    return hiobench.command(o.hio_bench, target, strategy, 1, o.iodepth, seconds, o.cores) + ["--adaptive_log"]
+
+
+def run_one(o, limit, target, strategy, phase_s):
     """Runs hio-bench for 3 phases; the co-runner (100 %) runs in the middle one.
     Returns the job's hybridio key and the co-runner's start/stop in unix ms."""
-    cmd = command(a, target, strategy, cfg["cores"], 3 * phase_s)
+    cmd = command(o, target, strategy, 3 * phase_s)
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     limit.add(p.pid)
     span = {}
@@ -30,7 +44,7 @@ def run_one(a, cfg, limit, target, strategy, phase_s):
         time.sleep(phase_s)
         if p.poll() is not None:
             return
-        with corunner.CoRunner(a.corunner, 100, cfg["cores"], phase_s) as co:
+        with corunner.CoRunner(o.corunner, 100, o.cores, phase_s) as co:
             limit.add(co.proc.pid)
             span["on"] = time.time() * 1e3
             co.result()
@@ -39,7 +53,7 @@ def run_one(a, cfg, limit, target, strategy, phase_s):
     t = threading.Thread(target=neighbour, daemon=True)
     t.start()
     try:
-        out, err = p.communicate(timeout=3 * phase_s * 5 + 60)
+        out, err = p.communicate(timeout=process.timeout_s(3 * phase_s))
     finally:
         if p.poll() is None:
             p.kill()
@@ -51,28 +65,9 @@ def run_one(a, cfg, limit, target, strategy, phase_s):
     return h, span
 
 
-def settle_ms(points, change_ms, right_mode, end_ms):
-    """Time from a change until the adaptive strategy's settled mode is the
-    right one and stays so until end_ms; None if it never does. Resolution:
-    the log's 100 ms."""
-    after = [p for p in points if change_ms < p["t_ms"] <= end_ms]
-    if not after:
-        return None
-    settled_at = None
-    for p in after:
-        if p.get("settled") == right_mode:
-            if settled_at is None:
-                settled_at = p["t_ms"]
-        else:
-            settled_at = None
-    return None if settled_at is None else settled_at - change_ms
-
-
-def right_modes(rows, target):
+def best_static_modes(rows, target):
     """The best static user-space mode alone and at 100 % load, by the study's
     score, from the contention rows; None where the rows do not say."""
-    from .verdict import score
-
     mine = [
         r
         for r in rows
@@ -96,14 +91,14 @@ def right_modes(rows, target):
     return top(0), top(100)
 
 
-def run(a, cfg, limit, targets, phase_s, progress=None):
+def run(o, limit, targets, phase_s, progress=None):
     """{target: {strategy: {"points": [...], "on_ms": .., "off_ms": ..}}}, times
     relative to each run's start."""
     out = {}
     for target in targets:
         out[target] = {}
         for s in STRATEGIES:
-            h, span = run_one(a, cfg, limit, target, s, phase_s)
+            h, span = run_one(o, limit, target, s, phase_s)
             t0 = h.get("start_unix_ms", 0)
             out[target][s] = {
                 "points": h.get("timeline", []),
@@ -122,11 +117,11 @@ def findings(tl, rows, target):
     run = tl.get(target, {}).get("adaptive")
     if not run:
         return {}, []
-    alone_mode, loaded_mode = right_modes(rows, target)
+    alone_mode, loaded_mode = best_static_modes(rows, target)
     if alone_mode is None or loaded_mode is None:
         return {}, []
-    on = settle_ms(run["points"], run["on_ms"], loaded_mode, run["off_ms"])
-    off = settle_ms(run["points"], run["off_ms"], alone_mode, run["end_ms"])
+    on = settle_ms(run["points"], run["on_ms"], run["off_ms"], (loaded_mode,))
+    off = settle_ms(run["points"], run["off_ms"], run["end_ms"], (alone_mode,))
     f = {"right_mode_alone": alone_mode, "right_mode_loaded": loaded_mode, "settle_on_ms": on, "settle_off_ms": off}
 
     def say(ms):

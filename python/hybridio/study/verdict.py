@@ -8,13 +8,13 @@ co-runner ops / co-runner solo ops (the second term only with a co-runner).
 The medians (rows) give the figures; the runs give the verdicts. Each round
 measures its own references (every strategy alone, the co-runner alone), so
 a run's score is taken against its own round's, and every comparison is a
-ratio within a round, summarised with its 95% interval (hybridio.stats).
+ratio within a round, summarised with its 95% interval (hybridio.common.stats).
 """
 
 import math
 import statistics
 
-from . import stats
+from ..common import stats
 
 # Adaptive against the best static strategy at each load: no worse than it at
 # the parity margin for rates.
