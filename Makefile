@@ -6,7 +6,7 @@ CMAKE_FLAGS ?=
 # The checkout's own virtual environment, made by scripts/deps.sh.
 PY := $(CURDIR)/.venv/bin/python
 
-.PHONY: deps build test unit lint format study strategies bench-fio bench-fio-engine bench-counts bench-study-drivers bench-adaptive bench-bursty bench-own-threads bench-handles bench-rocksdb sim-suite sim-validate sim-thesis sim-calibrate sim-scale traces crashtest verify-kill clean
+.PHONY: static deps build test unit lint format study strategies bench-fio bench-fio-engine bench-counts bench-study-drivers bench-adaptive bench-bursty bench-own-threads bench-handles bench-rocksdb sim-suite sim-validate sim-thesis sim-calibrate sim-scale traces crashtest verify-kill clean
 
 # The README's two commands, `make study` and `make test`, install what they
 # need. Every other target installs nothing: it names what is missing and
@@ -19,6 +19,12 @@ build:
 	scripts/deps.sh --check build
 	cmake -S . -B $(BUILD) -G Ninja -DHIO_WERROR=ON $(CMAKE_FLAGS) >/dev/null
 	ninja -C $(BUILD) -j $(JOBS)
+
+# hio-bench as one binary with no shared-library dependency, for copying
+# onto a server: $(BUILD)/static/hio-bench (docs/install.md).
+static: build
+	ninja -C $(BUILD) hio-bench-static
+	@file $(BUILD)/static/hio-bench; ls -l $(BUILD)/static/hio-bench
 
 # Checks what a target needs (scripts/deps.sh --check LEVEL), then builds.
 define ready

@@ -11,7 +11,7 @@ if [ "${1:-}" = --check ]; then
 fi
 level=${1:-build}
 
-apt_pkgs=(cmake ninja-build g++ pkg-config liburing-dev nlohmann-json3-dev libisal-dev librocksdb-dev libcli11-dev zlib1g-dev)
+apt_pkgs=(cmake ninja-build g++ pkg-config liburing-dev nlohmann-json3-dev librocksdb-dev libcli11-dev zlib1g-dev)
 lint_pkgs=(clang-format clang-tidy)
 # db_stress's build (scripts/db-stress.sh) links what librocksdb was built with.
 crashtest_pkgs=(libgflags-dev libsnappy-dev liblz4-dev libzstd-dev libbz2-dev)

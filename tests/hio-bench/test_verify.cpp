@@ -23,6 +23,23 @@ TEST(Verify, Crc32cCheckValue) {
   EXPECT_EQ(hiobench::crc32c(f.data(), f.size()), 0x62A8AB43u);
 }
 
+TEST(Verify, Crc32cInstructionAndTableAgreeAtEveryLengthAndAlignment) {
+  if (!hiobench::crc32c_has_sse42()) GTEST_SKIP() << "this CPU has no SSE4.2: only the table runs";
+  std::vector<uint8_t> b(4096 + 64);
+  uint64_t x = 0x9e3779b97f4a7c15ull;
+  for (auto& v : b) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    v = uint8_t(x);
+  }
+  for (size_t start = 0; start < 8; start++)
+    for (size_t len : {size_t(0), size_t(1), size_t(7), size_t(8), size_t(9), size_t(63), size_t(4096), size_t(4099)})
+      EXPECT_EQ(hiobench::crc32c_sse42(b.data() + start, len), hiobench::crc32c_table(b.data() + start, len))
+          << "start " << start << " len " << len;
+  EXPECT_EQ(hiobench::crc32c_table("123456789", 9), 0xE3069283u);
+}
+
 class VerifyLen : public testing::TestWithParam<uint32_t> {};
 
 TEST_P(VerifyLen, FillThenCheckIsClean) {

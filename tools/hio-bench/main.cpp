@@ -9,6 +9,7 @@
 
 #include "hybridio/hio.h"
 #include "job.hpp"
+#include "kernel.hpp"
 #include "options.hpp"
 #include "progress.hpp"
 #include "report.hpp"
@@ -48,6 +49,10 @@ int main(int argc, char** argv) {
   if (inv.version) {
     std::printf("hio-bench %s\n", hio_version());
     return 0;
+  }
+  if (std::string old = running_kernel_too_old(); !old.empty()) {
+    std::fprintf(stderr, "hio-bench: %s\n", old.c_str());
+    return 1;
   }
   hio_engine* engine = nullptr;
   if (hio_engine_create(&engine) < 0) return usage_error(hio_last_error());

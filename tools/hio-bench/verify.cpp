@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "verify.hpp"
 
-#include <isa-l/crc.h>
+#include "crc32c.hpp"
 
 #include <cstddef>
 #include <cstdio>
@@ -24,12 +24,6 @@ static_assert(sizeof(Header) == 32);
 constexpr size_t kCrcFrom = offsetof(Header, offset);
 
 }  // namespace
-
-uint32_t crc32c(const void* data, size_t len) {
-  // ISA-L's crc32_iscsi works on the raw register; the standard CRC-32C is
-  // its complement with an all-ones start.
-  return ~crc32_iscsi(static_cast<unsigned char*>(const_cast<void*>(data)), int(len), 0xffffffffu);
-}
 
 void verify_fill(void* buf, uint32_t len, uint64_t offset, uint64_t seed) {
   auto* b = static_cast<uint8_t*>(buf);

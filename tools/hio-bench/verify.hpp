@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <string>
 
-namespace hiobench {
+#include "crc32c.hpp"
 
-uint32_t crc32c(const void* data, size_t len);
+namespace hiobench {
 
 // Fills a block of len bytes (>= 32) destined for offset.
 void verify_fill(void* buf, uint32_t len, uint64_t offset, uint64_t seed);
