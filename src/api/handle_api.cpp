@@ -6,6 +6,7 @@
 
 #include "adaptive/governor.hpp"
 #include "api/abi.hpp"
+#include "api/convert.hpp"
 #include "api/objects.hpp"
 #include "hybridio/hio.h"
 #include "util/enum.hpp"
@@ -60,7 +61,7 @@ int open_handle(hio_engine* e, const char* spec, const hio_handle_opts& o, hio_h
     if (!h->queues[0]) return -EINVAL;
   }
   hio::HandleConfig cfg;
-  cfg.open = o.open;
+  cfg.open = hio::api::from_abi(o.open);
   cfg.read_q = bound_of(h->queues[0]);
   if (h->queues[1]) cfg.write_q = bound_of(h->queues[1]);
   cfg.high_priority = high;
@@ -68,7 +69,7 @@ int open_handle(hio_engine* e, const char* spec, const hio_handle_opts& o, hio_h
   cfg.readahead = o.readahead;
   cfg.reaper = o.reaper ? o.reaper->impl.get() : nullptr;
   cfg.private_queue = [e]() -> std::unique_ptr<hio::Queue> {
-    hio_queue_opts qo{};
+    hio::QueueOptions qo;
     qo.depth = 1;
     return hio::Queue::create(qo, e->impl.devices());
   };
@@ -132,7 +133,7 @@ int hio_reaper_create(const hio_reaper_opts* opts, hio_reaper** out) {
   hio_reaper_opts o;
   if (int r = hio::abi::take(opts, &o, "hio_reaper_opts"); r < 0) return r;
   return hio::guarded([&] {
-    auto r = hio::Reaper::create(o, hio::Governor::get());
+    auto r = hio::Reaper::create(hio::api::from_abi(o), hio::Governor::get());
     if (!r) return -EINVAL;
     *out = new hio_reaper{std::move(r)};
     return 0;

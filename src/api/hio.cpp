@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "api/abi.hpp"
+#include "api/convert.hpp"
 #include "api/objects.hpp"
 #include "queue/backend_factory.hpp"
 #include "util/enum.hpp"
@@ -91,7 +92,7 @@ int hio_queue_create(hio_engine* e, const hio_queue_opts* opts, hio_queue** out)
   if (int r = hio::abi::take(opts, &o, "hio_queue_opts"); r < 0) return r;
   if (int r = hio::abi::take_strategy(opts, &o, "hio_queue_opts.strategy"); r < 0) return r;
   return hio::guarded([&] {
-    auto q = hio::Queue::create(o, e->impl.devices());
+    auto q = hio::Queue::create(hio::api::from_abi(o), e->impl.devices());
     if (!q) return -EINVAL;
     *out = new hio_queue{std::shared_ptr<hio::Queue>(std::move(q)), nullptr};
     return 0;
@@ -118,7 +119,7 @@ int hio_queue_open(hio_queue* q, const char* spec, const hio_open_opts* opts) {
   hio_open_opts o;
   if (int r = hio::abi::take(opts, &o, "hio_open_opts"); r < 0) return r;
   NOT_BOUND(q);
-  return hio::guarded([&] { return q->impl->open(spec, o); });
+  return hio::guarded([&] { return q->impl->open(spec, hio::api::from_abi(o)); });
 }
 
 const char* hio_spec_backend(const char* spec) { return hio::backend_name(hio::backend_kind(spec ? spec : "")); }

@@ -35,13 +35,19 @@ struct TargetInfo {
   bool closed = false;    // its id is free for the next open
 };
 
+// How a target is opened: the C API's hio_open_opts, without its ABI framing.
+struct OpenOptions {
+  unsigned flags = 0;  // HIO_OPEN_*
+  uint64_t size = 0;   // a created file's size, or an emulated device's capacity (0: 1 GiB)
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
   virtual const char* name() const = 0;
 
   // Opens a target; returns its id >= 0 or -errno (message set).
-  virtual int open(const std::string& spec, const hio_open_opts& opts, TargetInfo* info) = 0;
+  virtual int open(const std::string& spec, const OpenOptions& opts, TargetInfo* info) = 0;
   virtual int register_buffer(void* base, size_t len) = 0;
   // Closes a target with nothing in flight; a later open may reuse its id.
   virtual void close(int /*target*/) {}

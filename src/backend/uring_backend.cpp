@@ -74,7 +74,7 @@ UringBackend::~UringBackend() {
     if (fd >= 0) ::close(fd);
 }
 
-int UringBackend::open(const std::string& path, const hio_open_opts& opts, TargetInfo* info) {
+int UringBackend::open(const std::string& path, const OpenOptions& opts, TargetInfo* info) {
   int idx = 0;  // the first free slot of the file table
   while (size_t(idx) < fds_.size() && fds_[size_t(idx)] >= 0) idx++;
   if (unsigned(idx) >= max_files_)

@@ -20,7 +20,7 @@ class UringBackend final : public Backend {
   ~UringBackend() override;
 
   const char* name() const override { return "uring"; }
-  int open(const std::string& spec, const hio_open_opts& opts, TargetInfo* info) override;
+  int open(const std::string& spec, const OpenOptions& opts, TargetInfo* info) override;
   void close(int target) override;
   int fd(int target) const override { return fds_[size_t(target)]; }
   int register_buffer(void* base, size_t len) override;

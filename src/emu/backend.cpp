@@ -13,7 +13,7 @@ std::unique_ptr<EmuBackend> EmuBackend::create(EmuDeviceProvider provider) {
   return b->held_ ? std::move(b) : nullptr;
 }
 
-int EmuBackend::open(const std::string& spec, const hio_open_opts& opts, TargetInfo* info) {
+int EmuBackend::open(const std::string& spec, const OpenOptions& opts, TargetInfo* info) {
   EmuConfig cfg;
   if (int r = parse_emu_spec(spec, &cfg); r < 0) return r;
   auto dev = provider_(cfg, opts.size);

@@ -22,7 +22,7 @@ class EmuBackend final : public Backend {
   static std::unique_ptr<EmuBackend> create(EmuDeviceProvider provider);
 
   const char* name() const override { return "emu"; }
-  int open(const std::string& spec, const hio_open_opts& opts, TargetInfo* info) override;
+  int open(const std::string& spec, const OpenOptions& opts, TargetInfo* info) override;
   int register_buffer(void*, size_t) override { return 0; }
   void prepare(const Command& c) override { pending_.push_back(c); }
   int submit() override;

@@ -24,7 +24,7 @@ class TimedBackend final : public Backend {
   static std::unique_ptr<TimedBackend> create(std::unique_ptr<Backend> files, std::shared_ptr<EmuTiming> timing);
 
   const char* name() const override { return files_->name(); }
-  int open(const std::string& spec, const hio_open_opts& opts, TargetInfo* info) override {
+  int open(const std::string& spec, const OpenOptions& opts, TargetInfo* info) override {
     return files_->open(spec, opts, info);
   }
   void close(int target) override { files_->close(target); }

@@ -16,7 +16,7 @@ std::unique_lock<FairLock> BoundQueue::lock(LockWait& lw) {
   return g;
 }
 
-int BoundQueue::bind(const std::string& spec, const hio_open_opts& opts, Inbox* inbox, int qi) {
+int BoundQueue::bind(const std::string& spec, const OpenOptions& opts, Inbox* inbox, int qi) {
   std::lock_guard<FairLock> g(mu_);
   int t = q_->open(spec, opts);
   if (t < 0) return t;

@@ -32,7 +32,7 @@ class BoundQueue {
 
   // Opens spec on the queue for a handle; its completions go to inbox as
   // queue index qi. Returns the target id or -errno.
-  int bind(const std::string& spec, const hio_open_opts& opts, Inbox* inbox, int qi);
+  int bind(const std::string& spec, const OpenOptions& opts, Inbox* inbox, int qi);
   // The handle's commands on this queue have all been delivered: closes
   // the target, whose id a later bind may reuse.
   void unbind(int target);

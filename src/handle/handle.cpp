@@ -61,7 +61,7 @@ std::unique_ptr<Handle> Handle::open(const std::string& spec, HandleConfig cfg) 
   h->obj_ = object_id(spec, h->info_.emulated);
   if (h->cfg_.cache && h->cfg_.cache->policy() == WritePolicy::Back) {
     h->wb_q_ = h->cfg_.private_queue();
-    hio_open_opts o = h->cfg_.open;
+    OpenOptions o = h->cfg_.open;
     o.flags &= ~unsigned(HIO_OPEN_CREATE);
     if (!h->wb_q_ || (h->wb_target_ = h->wb_q_->open(spec, o)) < 0) {
       h->close();

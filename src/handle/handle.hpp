@@ -22,7 +22,7 @@
 namespace hio {
 
 struct HandleConfig {
-  hio_open_opts open{};
+  OpenOptions open;
   std::shared_ptr<BoundQueue> read_q, write_q;  // write_q: null, or apart from read_q (moved into the handle)
   bool high_priority = false;
   BlockCache* cache = nullptr;

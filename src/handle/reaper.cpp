@@ -13,7 +13,7 @@
 
 namespace hio {
 
-std::unique_ptr<Reaper> Reaper::create(const hio_reaper_opts& o, Governor& gov) {
+std::unique_ptr<Reaper> Reaper::create(const ReaperOptions& o, Governor& gov) {
   if (o.poll_period_ns != HIO_POLL_PERIOD_AUTO && o.poll_period_ns > 1'000'000'000ull) {
     failf(EINVAL, "poll period of %llu ns exceeds one second", (unsigned long long)o.poll_period_ns);
     return nullptr;
@@ -35,7 +35,7 @@ std::unique_ptr<Reaper> Reaper::create(const hio_reaper_opts& o, Governor& gov) 
   return r;
 }
 
-Reaper::Reaper(const hio_reaper_opts& o, Governor& gov) : auto_(o.poll_period_ns == HIO_POLL_PERIOD_AUTO), gov_(gov) {
+Reaper::Reaper(const ReaperOptions& o, Governor& gov) : auto_(o.poll_period_ns == HIO_POLL_PERIOD_AUTO), gov_(gov) {
   period_ns_ = auto_ ? 0 : o.poll_period_ns;
   start_ns_ = now_ns();
   thread_ = std::thread([this] { run(); });

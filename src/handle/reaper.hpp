@@ -21,11 +21,17 @@ namespace hio {
 
 class Governor;
 
+// The completion thread's options: the C API's hio_reaper_opts, without its ABI framing.
+struct ReaperOptions {
+  uint64_t poll_period_ns = HIO_POLL_PERIOD_AUTO;  // between reaps; 0 spins
+  int cpu = -1;                                    // pin to this CPU; -1: any
+};
+
 class Reaper {
  public:
   // Returns nullptr with the message set for bad options. gov is the
   // process's view of the cores, which the automatic period reads.
-  static std::unique_ptr<Reaper> create(const hio_reaper_opts& o, Governor& gov);
+  static std::unique_ptr<Reaper> create(const ReaperOptions& o, Governor& gov);
   ~Reaper();
 
   // Handles bind and unbind queues; a queue stays while any handle has it.
@@ -42,7 +48,7 @@ class Reaper {
   void stats(hio_reaper_stats* out);
 
  private:
-  Reaper(const hio_reaper_opts& o, Governor& gov);
+  Reaper(const ReaperOptions& o, Governor& gov);
   void run();
   bool pass(uint64_t& delivered);
   void idle_wait();

@@ -16,7 +16,7 @@
 
 namespace hio {
 
-std::unique_ptr<Queue> Queue::create(const hio_queue_opts& o, Devices devices) {
+std::unique_ptr<Queue> Queue::create(const QueueOptions& o, Devices devices) {
   if (o.depth < 1 || o.depth > 4096) {
     failf(EINVAL, "queue depth %u is outside 1..4096", o.depth);
     return nullptr;
@@ -29,7 +29,7 @@ std::unique_ptr<Queue> Queue::create(const hio_queue_opts& o, Devices devices) {
   return std::unique_ptr<Queue>(new Queue(o, std::move(devices)));
 }
 
-Queue::Queue(const hio_queue_opts& o, Devices devices)
+Queue::Queue(const QueueOptions& o, Devices devices)
     : depth_(o.depth),
       shared_(o.flags & HIO_QUEUE_SHARED),
       devices_(std::move(devices)),
@@ -54,7 +54,7 @@ std::unique_lock<std::mutex> Queue::guard() {
   return shared_ ? std::unique_lock<std::mutex>(mu_) : std::unique_lock<std::mutex>();
 }
 
-int Queue::open(const std::string& spec, const hio_open_opts& opts) {
+int Queue::open(const std::string& spec, const OpenOptions& opts) {
   auto g = guard();
   if (opts.flags & ~(HIO_OPEN_DIRECT | HIO_OPEN_CREATE | HIO_OPEN_RDONLY))
     return failf(EINVAL, "open %s: unknown flags 0x%x", spec.c_str(), opts.flags);

@@ -32,15 +32,22 @@ inline bool reads_file_tail(const hio_io& io, bool growable, uint64_t size) {
          io.offset + io.len <= (size + kFilePage - 1) / kFilePage * kFilePage;
 }
 
+// A queue's options: the C API's hio_queue_opts, without its ABI framing.
+struct QueueOptions {
+  unsigned depth = 64;
+  unsigned flags = 0;  // HIO_QUEUE_*
+  hio_strategy strategy{};
+};
+
 class Queue {
  public:
   // Returns nullptr with the message set for bad options.
-  static std::unique_ptr<Queue> create(const hio_queue_opts& opts, Devices devices);
+  static std::unique_ptr<Queue> create(const QueueOptions& opts, Devices devices);
   // Waits for the commands still in flight: the device may write into
   // their buffers until they complete.
   ~Queue();
 
-  int open(const std::string& spec, const hio_open_opts& opts);
+  int open(const std::string& spec, const OpenOptions& opts);
   // Closes a target with nothing in flight (its id may be reused).
   void close_target(int target);
   int target_info(int target, hio_target_info* out);
@@ -69,7 +76,7 @@ class Queue {
   int adaptive_view(hio_adaptive_view* out);
 
  private:
-  Queue(const hio_queue_opts& opts, Devices devices);
+  Queue(const QueueOptions& opts, Devices devices);
   struct Slot {
     uint64_t tag;
     uint64_t submit_ns;

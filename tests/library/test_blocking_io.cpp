@@ -193,7 +193,7 @@ namespace adaptive_blocking {
 class Instant final : public hio::Backend {
  public:
   const char* name() const override { return "instant"; }
-  int open(const std::string&, const hio_open_opts&, hio::TargetInfo*) override { return 0; }
+  int open(const std::string&, const hio::OpenOptions&, hio::TargetInfo*) override { return 0; }
   int register_buffer(void*, size_t) override { return 0; }
   void prepare(const hio::Command&) override { queued_++; }
   int submit() override { return 0; }
