@@ -65,14 +65,13 @@ EmuDevice::~EmuDevice() { munmap(mem_, cfg_.capacity); }
 
 EmuDevice::Result EmuDevice::execute(const Command& c, uint64_t now_ns) {
   const EmuFaults& f = cfg_.faults;
-  bool op_match = f.fail_op < 0 || f.fail_op == int(c.op);
   bool fail_random = false;
-  if (f.fail_rate > 0) {
+  if (f.fail_rate > 0 && f.applies(c.op)) {
     std::lock_guard<std::mutex> g(mu_);
     fail_random = std::uniform_real_distribution<double>(0.0, 1.0)(rng_) < f.fail_rate;
   }
   Result r{timing_.deadline(c.op, c.len, now_ns), int32_t(f.moved(c.op, c.offset, c.len))};
-  if (f.hits(f.fail_offset, c.op, c.offset, c.len) || (op_match && fail_random)) {
+  if (f.hits(f.fail_offset, c.op, c.offset, c.len) || fail_random) {
     r.res = -EIO;
     return r;
   }

@@ -18,11 +18,12 @@ struct EmuFaults {
   double slow_factor = 10;
   uint64_t corrupt_offset = UINT64_MAX;  // a write covering this byte stores a flipped bit
 
+  // Whether faults may touch a command of op (fail_op limits them to one).
+  bool applies(int op) const { return fail_op < 0 || fail_op == op; }
   // Whether a fault placed at byte `at` hits a read or write of op on
-  // [offset, offset + len) (fail_op limits it to one operation).
+  // [offset, offset + len).
   bool hits(uint64_t at, int op, uint64_t offset, uint32_t len) const {
-    return (fail_op < 0 || fail_op == op) && (op == HIO_OP_READ || op == HIO_OP_WRITE) && at >= offset &&
-           at - offset < len;
+    return applies(op) && (op == HIO_OP_READ || op == HIO_OP_WRITE) && at >= offset && at - offset < len;
   }
   // The bytes a read or write of op on [offset, offset + len) moves.
   uint32_t moved(int op, uint64_t offset, uint32_t len) const {

@@ -105,6 +105,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
             p.error(f"--{what}: {','.join(bad) or repr(value)} is not one of {', '.join(allowed)}")
         return items
 
+    a.build = a.build.resolve()  # the stand-in runs from db_crashtest.py's own folder
     a.modes = pick(a.modes, MODES, "modes")
     a.strategies = pick(a.strategies, STRATEGIES, "strategies")
     a.targets = pick(a.targets, tuple(TARGETS), "targets")
@@ -115,15 +116,18 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return a
 
 
-def wrapper(path: Path, db_stress: Path, log: Path) -> None:
+def wrapper(path: Path, db_stress: Path, log: Path, preload: Path | None) -> None:
     """A stand-in for db_stress that logs its arguments and output (which
     db_crashtest.py's blackbox mode swallows) and execs it, so that a kill
-    reaches db_stress itself."""
+    reaches db_stress itself; preload (the plugin) goes into db_stress alone,
+    not into db_crashtest.py or the tees."""
+    env = f'LD_PRELOAD="{preload}" ' if preload else ""
     path.write_text(
         "#!/usr/bin/env bash\n"
         f'echo "ARGS $*" >>"{log}"\n'
-        # Line-buffered: a killed db_stress loses no line it printed.
-        f'exec stdbuf -oL -eL "{db_stress}" "$@" > >(tee -a "{log}") 2> >(tee -a "{log}" >&2)\n'
+        # Line-buffered: a killed db_stress loses no line it printed (stdbuf
+        # adds its own library to LD_PRELOAD, keeping what is there).
+        f'{env}exec stdbuf -oL -eL "{db_stress}" "$@" > >(tee -a "{log}") 2> >(tee -a "{log}" >&2)\n'
     )
     path.chmod(0o755)
 
@@ -159,14 +163,13 @@ def one_run(run: Run, a: argparse.Namespace, out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     log = out / "db_stress.log"
     stand_in = out / "db_stress"
-    wrapper(stand_in, crash / "db_stress", log)
+    wrapper(stand_in, crash / "db_stress", log, plugin if run.strategy != "posix" else None)
     argv = [run.mode, f"--stress_cmd={stand_in}", f"--duration={a.duration}", *DB_STRESS_ARGS[run.mode]]
     if run.mode == "blackbox":
         argv.append(f"--interval={a.interval}")
     env = dict(os.environ, TEST_TMPDIR=str(tmp))
     if run.strategy != "posix":
         argv.append(f"--fs_uri=hybridio://?completion={run.strategy}{uri_keys}")
-        env["LD_PRELOAD"] = str(plugin)
     seeded = (
         "import random, runpy, sys\n"
         f"random.seed({run.seed})\n"
