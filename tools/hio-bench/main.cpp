@@ -27,6 +27,22 @@ bool is_kernel_side(hio_wait_mode m) {
   return m == HIO_WAIT_IOPOLL || m == HIO_WAIT_HYBRID_IOPOLL || m == HIO_WAIT_SQPOLL;
 }
 
+// --help, --list-strategies, --version: what they print, or false for a run.
+bool print_info(const Invocation& inv) {
+  if (inv.help) {
+    std::fputs(usage_text(), stdout);
+  } else if (inv.list_strategies) {
+    for (int m = HIO_WAIT_INTERRUPT; m <= HIO_WAIT_ADAPTIVE; m++)
+      std::printf("%s\t%s\n", hio_wait_mode_name(hio_wait_mode(m)),
+                  is_kernel_side(hio_wait_mode(m)) ? "kernel-side" : "user-space");
+  } else if (inv.version) {
+    std::printf("hio-bench %s\n", hio_version());
+  } else {
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -36,20 +52,7 @@ int main(int argc, char** argv) {
   } catch (const UsageError& e) {
     return usage_error(e.what());
   }
-  if (inv.help) {
-    std::fputs(usage_text(), stdout);
-    return 0;
-  }
-  if (inv.list_strategies) {
-    for (int m = HIO_WAIT_INTERRUPT; m <= HIO_WAIT_ADAPTIVE; m++)
-      std::printf("%s\t%s\n", hio_wait_mode_name(hio_wait_mode(m)),
-                  is_kernel_side(hio_wait_mode(m)) ? "kernel-side" : "user-space");
-    return 0;
-  }
-  if (inv.version) {
-    std::printf("hio-bench %s\n", hio_version());
-    return 0;
-  }
+  if (print_info(inv)) return 0;
   if (std::string old = running_kernel_too_old(); !old.empty()) {
     std::fprintf(stderr, "hio-bench: %s\n", old.c_str());
     return 1;
