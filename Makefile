@@ -6,7 +6,7 @@ CMAKE_FLAGS ?=
 # The checkout's own virtual environment, made by scripts/deps.sh.
 PY := $(CURDIR)/.venv/bin/python
 
-.PHONY: static deps build test unit lint format study strategies bench-fio bench-fio-engine bench-counts bench-study-drivers bench-adaptive bench-bursty bench-own-threads bench-handles bench-rocksdb sim-suite sim-validate sim-thesis sim-calibrate sim-scale traces crashtest verify-kill clean
+.PHONY: static deps build test unit lint format study strategies bench-fio bench-fio-engine bench-counts bench-study-drivers bench-adaptive bench-bursty bench-own-threads bench-handles bench-rocksdb sim-suite sim-validate sim-thesis sim-calibrate sim-scale traces crashtest verify-kill deb clean
 
 # The README's two commands, `make study` and `make test`, install what they
 # need. Every other target installs nothing: it names what is missing and
@@ -181,5 +181,26 @@ traces:
 	$(call ready,study)
 	$(PY) bench/record_traces.py --plugin $(BUILD)/plugins/rocksdb/libhybridio-rocksdb.so --out tools/hio-sim/traces $(TRACES_ARGS)
 
+# Debian packages, libhybridio0, libhybridio-dev and hybridio-tools, by
+# CPack from a Release build in $(DEB_BUILD) for /usr; prints their paths
+# (docs/install.md). The fio engine is part of hybridio-tools, so fio's
+# source must be there (scripts/fio-source.sh; make deps fetches it).
+# Compiled with Debian's hardening flags, as its own packages are.
+DEB_BUILD ?= build-deb
+DEB_FLAGS = DEB_BUILD_MAINT_OPTIONS=hardening=+all dpkg-buildflags --get
+deb:
+	scripts/deps.sh --check deb
+	cmake -S . -B $(DEB_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DHIO_BUILD_TESTS=OFF -DCMAKE_INSTALL_PREFIX=/usr \
+		-DCMAKE_C_FLAGS="$$($(DEB_FLAGS) CPPFLAGS) $$($(DEB_FLAGS) CFLAGS)" \
+		-DCMAKE_CXX_FLAGS="$$($(DEB_FLAGS) CPPFLAGS) $$($(DEB_FLAGS) CXXFLAGS)" \
+		-DCMAKE_EXE_LINKER_FLAGS="$$($(DEB_FLAGS) LDFLAGS)" -DCMAKE_SHARED_LINKER_FLAGS="$$($(DEB_FLAGS) LDFLAGS)" \
+		-DCMAKE_MODULE_LINKER_FLAGS="$$($(DEB_FLAGS) LDFLAGS)" $(DEB_CMAKE_FLAGS) >/dev/null
+	ninja -C $(DEB_BUILD) -j $(JOBS)
+	@for f in plugins/fio/libhybridio-fio.so plugins/rocksdb/libhybridio-rocksdb.so; do \
+		test -f $(DEB_BUILD)/$$f || { echo "make deb: $(DEB_BUILD)/$$f was not built (fio's source: scripts/fio-source.sh; RocksDB: librocksdb-dev)" >&2; exit 1; }; done
+	@rm -f $(DEB_BUILD)/deb/*.deb
+	cd $(DEB_BUILD) && cpack -G DEB >/dev/null
+	@ls -1 $(abspath $(DEB_BUILD))/deb/*.deb
+
 clean:
-	rm -rf build build-asan build-tsan
+	rm -rf build build-asan build-tsan $(DEB_BUILD)

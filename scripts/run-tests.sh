@@ -4,7 +4,8 @@
 # plugin's tests (GoogleTest), the same under ASan+UBSan, the threaded suite
 # under TSan, and hio-bench's and hio-sim's command-line tests, the study's
 # tests and the plugin under db_bench and ldb, and the fio engine under fio
-# (pytest), and RocksDB's crash test through the plugin (its short form).
+# (pytest), the Debian packages (make deb, lintian, unpacked and used), and
+# RocksDB's crash test through the plugin (its short form).
 # Stops at the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,9 +45,10 @@ step "TSan build + threaded tests"
 build build-tsan -DCMAKE_BUILD_TYPE=Debug -DHIO_SANITIZE=thread -- hio-library-tests
 TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/library/hio-library-tests --gtest_filter='Threads*'
 
-step "hio-bench command-line tests, hio-sim's commands, hio-study tests, RocksDB plugin end to end, fio engine (pytest)"
+step "hio-bench command-line tests, hio-sim's commands, hio-study tests, RocksDB plugin end to end, fio engine, Debian packages (pytest)"
 # PYTHONPATH: test this checkout's study package, wherever one is installed.
-HIO_BENCH=build/hio-bench HIO_BUILD=build PYTHONPATH="$PWD/python" "$py" -m pytest -q tests/hio-bench tests/hio-sim tests/study tests/rocksdb tests/fio
+# tests/packaging runs make deb (build-deb/); HIO_SKIP_DEB=1 skips it.
+HIO_BENCH=build/hio-bench HIO_BUILD=build PYTHONPATH="$PWD/python" "$py" -m pytest -q tests/hio-bench tests/hio-sim tests/study tests/rocksdb tests/fio tests/packaging
 
 step "RocksDB's crash test through the plugin: db_crashtest.py blackbox, 60 s per wait strategy"
 # The short form; `make crashtest` runs blackbox and whitebox, on the disk and
