@@ -145,6 +145,12 @@ void Adaptive::end_tick(uint64_t now, const NeighbourView& seen, bool learn) {
   sig.wake_cpu_ns = wake_->cpu_ns;
   sig.hybrid_viable = hybrid_viable();
   sig.ours = std::max(1, seen_.ours);
+  // Several of ours take the core in turns with the others: the tick's own
+  // share of the others' use, not the last window's (AdaptivePolicy::learn).
+  Governor::Count now_count = gov().counted(cpu_);
+  double span = now_count.span_ns - core0_.span_ns;
+  if (sig.ours > 1 && tick_.wall_ns && span >= policy_.params().tick_others_cover * double(tick_.wall_ns))
+    sig.tick_others = std::clamp((now_count.others_ns - core0_.others_ns) / span, 0.0, 1.0);
   if (sig.ours > 1) {
     // The core's decision is measured by all our queues' completions there.
     Governor::Count c = gov().counted(cpu_);

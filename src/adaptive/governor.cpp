@@ -207,6 +207,11 @@ void Governor::feed(int cpu, const CoreInterval& in) {
   if (cpu < 0 || cpu >= ncpu_) return;
   Core& c = cores_[cpu];
   c.window.add(in);
+  if (in.dt_ns > 0) {
+    double o = std::clamp(in.busy_ns - in.own_ns, 0.0, in.dt_ns);
+    c.others_sum.store(c.others_sum.load(std::memory_order_relaxed) + o, std::memory_order_relaxed);
+    c.span_sum.store(c.span_sum.load(std::memory_order_relaxed) + in.dt_ns, std::memory_order_relaxed);
+  }
   NeighbourView v = c.window.view();
   c.others.store(v.others, std::memory_order_relaxed);
   c.demand.store(v.demand, std::memory_order_relaxed);
@@ -284,7 +289,8 @@ void Governor::count(int cpu, double weight) {
 Governor::Count Governor::counted(int cpu) const {
   if (cpu < 0 || cpu >= ncpu_) return {};
   const Core& c = cores_[cpu];
-  return {c.done.load(std::memory_order_relaxed), double(c.work_milli.load(std::memory_order_relaxed)) / 1000};
+  return {c.done.load(std::memory_order_relaxed), double(c.work_milli.load(std::memory_order_relaxed)) / 1000,
+          c.others_sum.load(std::memory_order_relaxed), c.span_sum.load(std::memory_order_relaxed)};
 }
 
 int Governor::core_mode(int cpu) const {

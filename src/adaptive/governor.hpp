@@ -116,10 +116,12 @@ class Governor {
   int core_mode(int cpu) const;
   void set_core_mode(int cpu, int mode);
   // Our adaptive queues' completions on each core, weighed by size: what
-  // the lead measures its decision by.
+  // the lead measures its decision by; and the others' run time there as
+  // sampled, summed over every interval, so that a tick reads its own share.
   struct Count {
     uint64_t done = 0;
     double work = 0;
+    double others_ns = 0, span_ns = 0;  // the others' run time, and the time the samples covered
   };
   void count(int cpu, double weight);
   Count counted(int cpu) const;
@@ -157,6 +159,7 @@ class Governor {
     Lease lead;  // the one queue of ours that decides
     std::atomic<int> mode{0};
     std::atomic<uint64_t> done{0}, work_milli{0};
+    std::atomic<double> others_sum{0}, span_sum{0};  // over every interval fed (one sampler at a time)
   };
   static constexpr int kMaxMembers = 4096;
   Member* member();

@@ -133,7 +133,14 @@ bool AdaptivePolicy::learn(uint64_t now, Mode m, const TickSample& s, const Sign
   c.cpu_ns = mix(c.cpu_ns, double(s.cpu_ns) / s.own_done());
   c.lat_ns = mix(c.lat_ns, double(s.lat_sum_ns) / double(s.own_count()));
   c.sleeps = mix(c.sleeps, double(s.sleeps) / s.own_done());
-  c.others = c.known && !c.borrowed ? mix(c.others, sig.contention) : sig.contention;
+  // What the others got in this mode: their share of each tick, where the
+  // tick has its own figure (several of ours on the core), by its length.
+  // The window at a tick's end covers its last 8 ms, less than a rotation
+  // of more than two CPU-bound tasks: the lead's ticks end as it gets the
+  // core back, just after the neighbour's turn, which the window then holds
+  // whole (half the core where the neighbour gets a third beside two of ours).
+  double others = sig.tick_others >= 0 ? sig.tick_others : sig.contention;
+  c.others = c.known && !c.borrowed ? mix(c.others, others) : others;
   c.idle = c.known && !c.borrowed ? mix(c.idle, sig.idle) : sig.idle;
   if (sig.demand >= 0) c.demand = c.demand >= 0 && !c.borrowed ? mix(c.demand, sig.demand) : sig.demand;
   c.known = true;
@@ -433,6 +440,7 @@ const std::vector<PolicyKnob>& policy_knobs() {
       HIO_KNOB(level_full_idle),   HIO_KNOB(min_completions),  HIO_KNOB(pause_share),      HIO_KNOB(wait_share_weight),
       HIO_KNOB(learn_tau_ns),      HIO_KNOB(forget_ns),        HIO_KNOB(pause_tau_ns),     HIO_KNOB(slow_spell),
       HIO_KNOB(recheck_weight),    HIO_KNOB(sleep_margin_ns),  HIO_KNOB(max_tick_stretch), HIO_KNOB(spin_lease_wakes),
+      HIO_KNOB(tick_others_cover),
   };
   return knobs;
 }

@@ -73,10 +73,11 @@ struct ModeCost {
 
 // The situation at the end of a tick.
 struct Signals {
-  double contention = 0;  // cores (0..1) the other tenants use on the queue's core
-  int level = -1;         // the contention level acted on (LevelHold); -1: contention's own
-  double demand = -1;     // what they want there: use + waiting (-1: not known)
-  double idle = 0;        // share of the time the core was idle
+  double contention = 0;    // cores (0..1) the other tenants use on the queue's core
+  double tick_others = -1;  // the same over the tick itself, where several of ours share the core (-1: not read)
+  int level = -1;           // the contention level acted on (LevelHold); -1: contention's own
+  double demand = -1;       // what they want there: use + waiting (-1: not known)
+  double idle = 0;          // share of the time the core was idle
   Objective objective = Objective::shared;
   double wait_share = 0;      // share of the last tick the queue spent waiting
   double wake_cpu_ns = 0;     // measured CPU cost of one sleep and wake-up
@@ -123,6 +124,8 @@ struct PolicyParams {
   int max_tick_stretch = 8;               // a tick with too few completions stretches to this many ticks
   double spin_lease_wakes = 4;            // a second spinner on a core sleeps where the device takes at least
                                           // this many wake-ups' CPU to complete a command
+  double tick_others_cover = 0.5;         // with several of ours on the core, the others are learned over the tick
+                                          // where the core's samples covered this share of it, else from the window
 };
 
 // Each parameter by name, to read and set it as a number: for tools that

@@ -1187,3 +1187,45 @@ TEST(AdaptivePolicy, BesideAHeavyNeighbourPollingIsPredictedNotProbed) {
   // would get half; the spinner the other half of its rate alone.
   EXPECT_NEAR(score[size_t(int(Mode::poll))], 0.5 + 0.5, 0.02) << "polling's predicted score";
 }
+
+// Two of our spinners and a CPU-bound neighbour take the core in turns of a
+// scheduler tick each: the lead's ticks alternate between one inside its
+// own turn (the others ran none of it) and one that spans the other two
+// turns. The governor's 8 ms window at each tick's end then holds the
+// neighbour's whole turn and reads half the core, where it gets a third.
+// What the others get in a mode is learned from the ticks' own figures,
+// each by its length, and the queue leaves polling for the interrupts that
+// give the neighbour more and its own queues 1.5x the rate.
+TEST(AdaptivePolicy, WithSeveralOfOursTheOthersAreLearnedOverTheTicksThemselves) {
+  AdaptivePolicy p;
+  uint64_t now = 0;
+  auto heavy = [](double tick_others) {
+    Signals g = sig(0.5, 0.0);  // the window at each tick's end
+    g.ours = 2;
+    g.demand = 1.0;
+    g.tick_others = tick_others;
+    return g;
+  };
+  // Polling: 16K completions a second over the core, in ticks of 2 and 10 ms.
+  auto poll_tick = [&](int i) {
+    bool spans = i % 2 == 1;
+    TickSample s = waited(spans ? 160 : 32, spans ? 5 * kTick : kTick);
+    s.delay_share = 0.5;
+    return p.on_tick(now += s.wall_ns, Mode::poll, s, heavy(spans ? 0.4 : 0.0)).mode;
+  };
+  for (int i = 0; i < 40; i++) poll_tick(i);
+  EXPECT_NEAR(p.cost_at(kLevels - 1, Mode::poll).others, 1.0 / 3, 0.02) << "not the window's 0.5";
+  // Interrupts: 24K a second, and beside our sleepers the neighbour gets 0.46.
+  Mode m = Mode::poll;
+  for (int i = 0; i < 400; i++) {
+    if (m == Mode::poll) {
+      m = poll_tick(i);
+      continue;
+    }
+    Signals g = heavy(0.46);
+    g.contention = 0.46;
+    TickSample s = waited(192, kProbeTick);
+    m = p.on_tick(now += s.wall_ns, m, s, g).mode;
+  }
+  EXPECT_EQ(p.settled(), Mode::interrupt);
+}

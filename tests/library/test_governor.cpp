@@ -577,6 +577,21 @@ TEST(Governor, CountsOurCompletionsPerCore) {
   EXPECT_EQ(g.counted(1).done, 1u);
 }
 
+// The others' run time and the time the samples covered are summed per
+// core, so that a tick reads the others' share over its own span: three
+// 4 ms turns, ours, ours, the neighbour's, read a third over the rotation
+// where the last 8 ms read half.
+TEST(Governor, SumsTheOthersOverEverySample) {
+  Governor g(2, hio::kernel_signals(), false);
+  Governor::Count c0 = g.counted(0);
+  for (double own : {4e6, 4e6, 0.0}) g.feed(0, CoreInterval{4e6, 4e6, own});
+  Governor::Count c = g.counted(0);
+  EXPECT_DOUBLE_EQ(c.span_ns - c0.span_ns, 12e6);
+  EXPECT_NEAR((c.others_ns - c0.others_ns) / (c.span_ns - c0.span_ns), 1.0 / 3, 1e-9);
+  EXPECT_NEAR(g.neighbours(0).others, 0.5, 1e-9) << "the window";
+  EXPECT_EQ(g.counted(1).span_ns, 0);
+}
+
 // A queue that finds another of ours leading its core waits in the leader's
 // mode, without a policy of its own: our queues do not probe one another.
 TEST(Adaptive, AQueueBesideOurLeaderTakesItsMode) {
