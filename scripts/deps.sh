@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Installs what hybridio needs on Debian 12, or says exactly what is missing.
-# Usage: scripts/deps.sh [--check] build|study|test|bench|lint|all
+# Usage: scripts/deps.sh [--check] build|study|test|bench|lint|deb|all
 # --check installs nothing: it names what is missing and exits 1.
 set -euo pipefail
 check=0
@@ -15,13 +15,17 @@ apt_pkgs=(cmake ninja-build g++ pkg-config liburing-dev nlohmann-json3-dev libro
 lint_pkgs=(clang-format clang-tidy)
 # db_stress's build (scripts/db-stress.sh) links what librocksdb was built with.
 crashtest_pkgs=(libgflags-dev libsnappy-dev liblz4-dev libzstd-dev libbz2-dev)
+# make deb: CPack's dpkg-shlibdeps (dpkg-dev) and file, lintian to check the
+# packages; fio, whose source the packaged fio engine is built against.
+deb_pkgs=(dpkg-dev file lintian fio)
 case "$level" in
   build) ;;
   study) apt_pkgs+=(stress-ng rocksdb-tools) ;;
-  test | all) apt_pkgs+=(libgtest-dev fio strace stress-ng chromium rocksdb-tools groff-base "${crashtest_pkgs[@]}" "${lint_pkgs[@]}") ;;
+  test | all) apt_pkgs+=(libgtest-dev fio strace stress-ng chromium rocksdb-tools groff-base "${crashtest_pkgs[@]}" "${lint_pkgs[@]}" "${deb_pkgs[@]}") ;;
   bench) apt_pkgs+=(fio stress-ng valgrind linux-perf rocksdb-tools) ;;
   lint) apt_pkgs=("${lint_pkgs[@]}") ;;
-  *) echo "deps.sh: unknown level '$level' (build, study, test, bench, lint, all)" >&2; exit 2 ;;
+  deb) apt_pkgs+=("${deb_pkgs[@]}") ;;
+  *) echo "deps.sh: unknown level '$level' (build, study, test, bench, lint, deb, all)" >&2; exit 2 ;;
 esac
 [ "$level" = all ] && apt_pkgs+=(valgrind linux-perf) && level=test
 
@@ -51,14 +55,14 @@ fi
 
 # The fio engine (plugins/fio) is built against the source of the installed
 # fio; the crash test's db_stress from the source of the installed RocksDB.
-if { [ "$level" = test ] || [ "$level" = bench ]; } && ((!check)); then
+if { [ "$level" = test ] || [ "$level" = bench ] || [ "$level" = deb ]; } && ((!check)); then
   "$(dirname "$0")/fio-source.sh"
 fi
 if [ "$level" = test ] && ((!check)); then
   "$(dirname "$0")/debian-source.sh" librocksdb-dev rocksdb >/dev/null
 fi
 
-[ "$level" = build ] && exit 0
+[ "$level" = build ] || [ "$level" = deb ] && exit 0
 
 # The Python side (hio-study, the benchmarks, the tests, the lint) runs from
 # a virtual environment of the checkout's own, .venv, never from the system
@@ -104,4 +108,5 @@ if [ "$level" = test ]; then
 fi
 if [ "$level" = test ] || [ "$level" = lint ]; then
   "$venv/bin/python" -m ruff --version >/dev/null 2>&1 || pip_install ruff
+  "$venv/bin/python" -m lizard --version >/dev/null 2>&1 || pip_install 'lizard>=1.17'
 fi

@@ -46,6 +46,8 @@ def test_it_runs_with_an_empty_environment_and_reports_as_the_dynamic_one(static
 
 
 def test_it_refuses_bad_input_as_the_dynamic_one_does(static_bench):
-    p = subprocess.run([str(static_bench), "--filename=emu:pcie4", "--bs=7"], capture_output=True, text=True, env={}, timeout=30)
+    p = subprocess.run(
+        [str(static_bench), "--filename=emu:pcie4", "--bs=7"], capture_output=True, text=True, env={}, timeout=30
+    )
     assert p.returncode == 2
     assert "bs" in p.stderr

@@ -3,7 +3,15 @@ import pytest
 
 from hybridio.common import stats
 from hybridio.study.matrix import Cell
-from hybridio.study.verdict import adaptive_overall, noise, paired_verdict, progress_agreement, round_scores, score, verdict
+from hybridio.study.verdict import (
+    adaptive_overall,
+    noise,
+    paired_verdict,
+    progress_agreement,
+    round_scores,
+    score,
+    verdict,
+)
 
 
 def row(strategy, load, iops, ops=None, solo_ops=None, target="t"):

@@ -101,7 +101,7 @@ def parse_args(argv):
     )
     ap.add_argument(
         "--bursty",
-        help="rounds of the bursty-neighbour experiment (hybridio.bursty: a busy loop on the core in "
+        help="rounds of the bursty-neighbour experiment (hybridio.study.bursty: a busy loop on the core in "
         "on/off bursts, poll, interrupt and adaptive under both objectives), 0..20; 0 skips it "
         "(default: 3, --quick: 1)",
     )

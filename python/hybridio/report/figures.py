@@ -1,0 +1,22 @@
+# SPDX-License-Identifier: MIT
+"""Figures as PNG files: pyplot without a display, file names from what a
+figure shows, and the title, layout and resolution every figure shares."""
+
+import re
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def slug(name):
+    return re.sub(r"[^A-Za-z0-9]+", "_", name).strip("_")
+
+
+def save_figure(fig, title, path):
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return True
