@@ -15,14 +15,23 @@ BS = "4k"  # the block size of the studies' random reads, whichever program runs
 
 def default_path():
     """$HIO_BENCH; else the checkout's build/hio-bench, when the package runs
-    from a checkout that has built it; else hio-bench on the PATH."""
+    from a checkout that has built it; else hio-bench on the PATH (the
+    hybridio-tools package, or cmake --install), found or not."""
     if os.environ.get("HIO_BENCH"):
         return os.environ["HIO_BENCH"]
     built = ROOT / "build" / "hio-bench"
-    return str(built) if built.is_file() else (shutil.which("hio-bench") or str(built))
+    return str(built) if built.is_file() else (shutil.which("hio-bench") or "hio-bench")
 
 
 def check(path):
+    """path, a file or a bare name looked up on the PATH, runs; else UsageError saying where it looked."""
+    if os.sep not in path:
+        if shutil.which(path):
+            return
+        raise UsageError(
+            f"{path} not found: not in $HIO_BENCH, not built in this checkout, not on the PATH "
+            "(install the hybridio-tools package, or cmake --install a build, or pass --hio-bench PATH)"
+        )
     if not Path(path).is_file():
         raise UsageError(f"hio-bench not found at {path} (run `make build`, or pass --hio-bench)")
 
