@@ -170,6 +170,9 @@ Run io_run(const std::string& spec, hio_wait_mode mode, uint32_t bs, unsigned de
       hio_queue_opts_init(&qo, sizeof qo);
       qo.depth = depth;
       qo.strategy.mode = mode;
+      // Declared before the queue, so freed after it: destroying the queue
+      // waits for the reads still in flight, which write into it.
+      std::unique_ptr<void, void (*)(void*)> bg(nullptr, std::free);
       hio_queue* q = nullptr;
       check(hio_queue_create(e, &qo, &q), "hio_queue_create");
       std::unique_ptr<hio_queue, void (*)(hio_queue*)> qg(q, hio_queue_destroy);
@@ -184,7 +187,7 @@ Run io_run(const std::string& spec, hio_wait_mode mode, uint32_t bs, unsigned de
       check(hio_target_info_get(q, tgt, &info), "hio_target_info_get");
       size_t align = std::max<size_t>(4096, info.mem_align);
       void* buf = std::aligned_alloc(align, size_t(bs) * depth);
-      std::unique_ptr<void, void (*)(void*)> bg(buf, std::free);
+      bg.reset(buf);
       uint64_t blocks = info.size / bs, x = 88172645463325252ull;
       auto rnd = [&] {
         x ^= x << 13;
