@@ -48,7 +48,8 @@ int open_handle(hio_engine* e, const char* spec, const hio_handle_opts& o, hio_h
   if (high && o.queue)
     return hio::failf(EINVAL,
                       "open %s: a high-priority handle gets queues of its own; leave queue and write_queue NULL", spec);
-  if (o.depth > 4096) return hio::failf(EINVAL, "open %s: queue depth %u is outside 1..4096", spec, o.depth);
+  if (o.depth > hio::kMaxDepth)
+    return hio::failf(EINVAL, "open %s: queue depth %u is outside 1..%u", spec, o.depth, hio::kMaxDepth);
   // Checked as an int: an out-of-range value is not a hio_readahead to copy.
   int ra = hio::raw_enum(o.readahead);
   if (ra < HIO_READAHEAD_AUTO || ra > HIO_READAHEAD_ON)
@@ -89,7 +90,7 @@ int hio_cache_create(uint64_t bytes, hio_cache_write policy, hio_cache** out) {
   return hio::guarded([&] {
     auto c =
         hio::BlockCache::create(bytes, p == HIO_CACHE_WRITE_BACK ? hio::WritePolicy::Back : hio::WritePolicy::Through);
-    if (!c) return bytes < hio::kCachePage ? -EINVAL : -ENOMEM;
+    if (!c) return bytes < hio::kPage ? -EINVAL : -ENOMEM;
     *out = new hio_cache{std::move(c)};
     return 0;
   });

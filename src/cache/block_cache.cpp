@@ -85,7 +85,7 @@ struct BlockCache::Shard {
     prot_max = uint32_t(n * kProtectedPct / 100);
   }
 
-  uint8_t* page(uint32_t f) const { return data + uint64_t(f) * kCachePage; }
+  uint8_t* page(uint32_t f) const { return data + uint64_t(f) * kPage; }
   uint64_t& seq(uint64_t h) { return wseq[(h >> 52) & (kSeqSlots - 1)]; }
 
   uint32_t find(uint64_t obj, uint64_t idx, uint64_t h) const {
@@ -171,7 +171,7 @@ struct BlockCache::Shard {
     fr.obj = obj;
     fr.idx = idx;
     fr.version = ++next_version;
-    std::memcpy(page(f), src, kCachePage);
+    std::memcpy(page(f), src, kPage);
     index(f, h);
     link(f, Seg::Probation);
     set_dirty(f, dirty);
@@ -214,11 +214,11 @@ struct BlockCache::Writers {
 };
 
 std::unique_ptr<BlockCache> BlockCache::create(uint64_t bytes, WritePolicy policy) {
-  if (bytes < kCachePage) {
-    failf(EINVAL, "block cache of %llu bytes: smaller than one %u-byte page", (unsigned long long)bytes, kCachePage);
+  if (bytes < kPage) {
+    failf(EINVAL, "block cache of %llu bytes: smaller than one %u-byte page", (unsigned long long)bytes, kPage);
     return nullptr;
   }
-  uint64_t pages = bytes / kCachePage;
+  uint64_t pages = bytes / kPage;
   try {
     std::unique_ptr<BlockCache> c(new BlockCache(pages, policy));
     if (c->storage_) return c;
@@ -229,16 +229,14 @@ std::unique_ptr<BlockCache> BlockCache::create(uint64_t bytes, WritePolicy polic
 }
 
 BlockCache::BlockCache(uint64_t pages, WritePolicy policy)
-    : policy_(policy),
-      capacity_(pages),
-      storage_(static_cast<uint8_t*>(std::aligned_alloc(kCachePage, pages * kCachePage))) {
+    : policy_(policy), capacity_(pages), storage_(static_cast<uint8_t*>(std::aligned_alloc(kPage, pages * kPage))) {
   if (!storage_) return;  // create() reports it
   while (nshards_ < kMaxShards && pages / (uint64_t(nshards_) * 2) >= kMinShardPages) nshards_ *= 2;
   shards_.reset(new Shard[nshards_]);
   uint64_t first = 0;
   for (uint32_t i = 0; i < nshards_; i++) {
     uint64_t n = pages / nshards_ + (i < pages % nshards_ ? 1 : 0);
-    shards_[i].init(n, storage_.get() + first * kCachePage);
+    shards_[i].init(n, storage_.get() + first * kPage);
     first += n;
   }
 }
@@ -337,7 +335,7 @@ bool BlockCache::read(uint64_t obj, uint64_t idx, void* dst) {
     s.misses++;
     return false;
   }
-  std::memcpy(dst, s.page(f), kCachePage);
+  std::memcpy(dst, s.page(f), kPage);
   s.hits++;
   s.touch(f);
   return true;
@@ -349,7 +347,7 @@ bool BlockCache::peek(uint64_t obj, uint64_t idx, void* dst) {
   std::lock_guard g(s.mu);
   uint32_t f = s.find(obj, idx, h);
   if (f == kNil) return false;
-  std::memcpy(dst, s.page(f), kCachePage);
+  std::memcpy(dst, s.page(f), kPage);
   return true;
 }
 
@@ -390,7 +388,7 @@ int BlockCache::write(uint64_t obj, uint64_t idx, const void* src, bool dirty) {
   for (;;) {
     uint32_t f = s.find(obj, idx, h);
     if (f != kNil) {
-      std::memcpy(s.page(f), src, kCachePage);
+      std::memcpy(s.page(f), src, kPage);
       s.frames[f].version = ++s.next_version;
       s.set_dirty(f, dirty);
       s.touch(f);
@@ -465,7 +463,7 @@ int64_t BlockCache::flush(uint64_t obj) {
   if (idxs.empty()) return 0;
   std::sort(idxs.begin(), idxs.end());
   if (!w->buf) {
-    w->buf.reset(static_cast<uint8_t*>(std::aligned_alloc(kCachePage, size_t(kMaxRun) * kCachePage)));
+    w->buf.reset(static_cast<uint8_t*>(std::aligned_alloc(kPage, size_t(kMaxRun) * kPage)));
     if (!w->buf) return failf(ENOMEM, "block cache: no memory for a flush buffer");
   }
 
@@ -507,7 +505,7 @@ int64_t BlockCache::flush(uint64_t obj) {
     uint32_t f = s.find(obj, idx, h);
     if (f == kNil || !s.frames[f].dirty) continue;  // evicted or flushed meanwhile: the run ends here
     if (n == 0) start = idx;
-    std::memcpy(w->buf.get() + n * kCachePage, s.page(f), kCachePage);
+    std::memcpy(w->buf.get() + n * kPage, s.page(f), kPage);
     versions[n++] = s.frames[f].version;
     s.flushing.emplace_back(obj, idx);
   }

@@ -9,9 +9,10 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "util/page.hpp"
+
 namespace hio {
 
-constexpr uint32_t kCachePage = 4096;
 enum class WritePolicy { Through, Back };
 
 // Writes dirty pages of one object to its device, synchronously. Supplied by

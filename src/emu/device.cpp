@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "util/error.hpp"
+#include "util/page.hpp"
 
 namespace hio {
 
@@ -26,13 +27,8 @@ EmuDevice::EmuDevice(const EmuConfig& cfg, uint8_t* mem)
     : cfg_(cfg),
       mem_(mem),
       timing_(cfg),
-      written_(new std::atomic<uint64_t>[(cfg.capacity / 4096 + 63) / 64 + 1]()),
+      written_(new std::atomic<uint64_t>[(cfg.capacity / kPage + 63) / 64 + 1]()),
       rng_(cfg.seed ^ 0x9e3779b97f4a7c15ull) {}
-
-namespace {
-constexpr unsigned kPageShift = 12;
-constexpr uint64_t kPage = 1ull << kPageShift;
-}  // namespace
 
 void EmuDevice::mark_written(uint64_t offset, uint32_t len) {
   for (uint64_t p = offset >> kPageShift; p <= (offset + len - 1) >> kPageShift; p++)

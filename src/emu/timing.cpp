@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "util/page.hpp"
+
 namespace hio {
 
 EmuTiming::EmuTiming(const EmuConfig& cfg)
@@ -17,7 +19,7 @@ uint64_t EmuTiming::service_ns(hio_op op, uint32_t len, double u_jitter) const {
   if (op == HIO_OP_FLUSH) return uint64_t(lat_ns);
   // The profile's latency is that of a 4 KiB command; other sizes differ by
   // their transfer time.
-  double t = lat_ns + (double(len) - 4096.0) * ns_per_byte_;
+  double t = lat_ns + (double(len) - double(kPage)) * ns_per_byte_;
   t += (2 * u_jitter - 1) * cfg_.jitter_us * 1e3;
   return uint64_t(std::max(t, 100.0));
 }

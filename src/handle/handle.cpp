@@ -23,7 +23,6 @@ int32_t read_result(int32_t res, uint32_t asked, uint32_t wanted, bool tail) {
   return uint32_t(res) == asked || tail ? std::min(res, int32_t(wanted)) : -EIO;
 }
 
-constexpr uint32_t kPage = kCachePage;
 constexpr size_t kWriteBackPages = 64;
 
 // The target's identity in a cache shared by handles: the file itself for

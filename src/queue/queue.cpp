@@ -17,8 +17,8 @@
 namespace hio {
 
 std::unique_ptr<Queue> Queue::create(const QueueOptions& o, Devices devices) {
-  if (o.depth < 1 || o.depth > 4096) {
-    failf(EINVAL, "queue depth %u is outside 1..4096", o.depth);
+  if (o.depth < 1 || o.depth > kMaxDepth) {
+    failf(EINVAL, "queue depth %u is outside 1..%u", o.depth, kMaxDepth);
     return nullptr;
   }
   if (o.flags & ~HIO_QUEUE_SHARED) {

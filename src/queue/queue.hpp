@@ -17,19 +17,20 @@
 #include "emu/devices.hpp"
 #include "queue/io_counters.hpp"
 #include "queue/io_trace.hpp"
+#include "util/page.hpp"
 #include "wait/waiter.hpp"
 
 namespace hio {
 
-// A read of a regular file may cover its last page up to this boundary.
-constexpr uint32_t kFilePage = 4096;
+// The most commands a queue holds in flight.
+constexpr unsigned kMaxDepth = 4096;
 
 // A read of a regular file of `size` bytes that starts before its end and
 // stops within its last, partial page: O_DIRECT and whole-page caches read
 // that page whole, and get the bytes up to the end.
 inline bool reads_file_tail(const hio_io& io, bool growable, uint64_t size) {
   return io.op == HIO_OP_READ && growable && io.offset < size &&
-         io.offset + io.len <= (size + kFilePage - 1) / kFilePage * kFilePage;
+         io.offset + io.len <= (size + kPage - 1) / kPage * kPage;
 }
 
 // A queue's options: the C API's hio_queue_opts, without its ABI framing.

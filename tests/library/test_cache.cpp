@@ -20,12 +20,12 @@
 #include "hybridio/hio.h"
 
 using hio::BlockCache;
-using hio::kCachePage;
+using hio::kPage;
 using hio::WritePolicy;
 
 namespace {
 
-using Page = std::array<uint64_t, kCachePage / 8>;
+using Page = std::array<uint64_t, kPage / 8>;
 
 // Every word differs, so a torn or shifted copy shows; pat(0) is the
 // contents of a page never written.
@@ -44,7 +44,7 @@ testing::AssertionResult Contains(const std::string& hay, const std::string& nee
 }
 
 std::unique_ptr<BlockCache> make(uint64_t pages, WritePolicy p) {
-  auto c = BlockCache::create(pages * kCachePage, p);
+  auto c = BlockCache::create(pages * kPage, p);
   EXPECT_TRUE(c) << hio_last_error();
   return c;
 }
@@ -60,11 +60,11 @@ class Recorder : public hio::PageWriter {
   };
 
   int write_pages(uint64_t idx, const void* data, size_t npages) override {
-    EXPECT_EQ(reinterpret_cast<uintptr_t>(data) % kCachePage, 0u);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(data) % kPage, 0u);
     if (during) std::exchange(during, nullptr)();
     std::lock_guard g(mu_);
     Call c{idx, npages, std::vector<Page>(npages)};
-    std::memcpy(c.data.data(), data, npages * kCachePage);
+    std::memcpy(c.data.data(), data, npages * kPage);
     calls_.push_back(c);
     if (fail) return fail;
     for (size_t i = 0; i < npages; i++) pages_[idx + i] = c.data[i];
@@ -122,7 +122,7 @@ TEST(Cache, RejectsLessThanOnePage) {
 }
 
 TEST(Cache, CapacityIsWholePages) {
-  auto c = BlockCache::create(10 * kCachePage + 100, WritePolicy::Back);
+  auto c = BlockCache::create(10 * kPage + 100, WritePolicy::Back);
   ASSERT_TRUE(c);
   EXPECT_EQ(c->capacity_pages(), 10u);
   EXPECT_EQ(c->stats().capacity_pages, 10u);
@@ -412,7 +412,7 @@ TEST(CacheWriteBack, DiscardDropsOneObjectsDirtyPagesOnly) {
   for (uint64_t i = 0; i < 3; i++) ASSERT_EQ(write(*c, 1, i, i, true), 0);
   for (uint64_t i = 0; i < 2; i++) ASSERT_EQ(write(*c, 2, i, i, true), 0);
   EXPECT_EQ(c->discard_dirty(1), 3u);
-  std::vector<uint8_t> buf(kCachePage);
+  std::vector<uint8_t> buf(kPage);
   EXPECT_FALSE(c->peek(1, 0, buf.data()));
   EXPECT_TRUE(c->peek(2, 0, buf.data()));
   EXPECT_EQ(c->stats().dirty, 2u);
