@@ -444,6 +444,41 @@ uint64_t BlockCache::dirty_pages(uint64_t obj) const {
   return n;
 }
 
+std::vector<uint64_t> BlockCache::dirty_indices(uint64_t obj) {
+  std::vector<uint64_t> idxs;
+  for (uint32_t i = 0; i < nshards_; i++) {
+    Shard& s = shards_[i];
+    std::lock_guard g(s.mu);
+    for (uint32_t f = s.dirty_head; f != kNil; f = s.frames[f].dnext)
+      if (s.frames[f].obj == obj) idxs.push_back(s.frames[f].idx);
+  }
+  std::sort(idxs.begin(), idxs.end());
+  return idxs;
+}
+
+int BlockCache::write_run(const std::shared_ptr<Writers>& w, uint64_t obj, uint64_t start, size_t n,
+                          const uint64_t* versions) {
+  int r = write_back(w, obj, start, w->buf.get(), n);
+  for (size_t i = 0; i < n; i++) {
+    uint64_t h = hash_key(obj, start + i);
+    Shard& s = shard_of(h);
+    {
+      std::lock_guard g(s.mu);
+      auto it = std::find(s.flushing.begin(), s.flushing.end(), Key{obj, start + i});
+      *it = s.flushing.back();
+      s.flushing.pop_back();
+      if (r == 0) {
+        s.writebacks++;
+        s.seq(h)++;
+        uint32_t f = s.find(obj, start + i, h);
+        if (f != kNil && s.frames[f].version == versions[i]) s.set_dirty(f, false);
+      }
+    }
+    s.released.notify_all();
+  }
+  return r;
+}
+
 int64_t BlockCache::flush(uint64_t obj) {
   std::shared_ptr<Writers> w = writers_of(obj);
   if (!w) {
@@ -453,52 +488,23 @@ int64_t BlockCache::flush(uint64_t obj) {
                  (unsigned long long)dirty);
   }
   std::lock_guard fl(w->flush_mu);
-  std::vector<uint64_t> idxs;
-  for (uint32_t i = 0; i < nshards_; i++) {
-    Shard& s = shards_[i];
-    std::lock_guard g(s.mu);
-    for (uint32_t f = s.dirty_head; f != kNil; f = s.frames[f].dnext)
-      if (s.frames[f].obj == obj) idxs.push_back(s.frames[f].idx);
-  }
+  std::vector<uint64_t> idxs = dirty_indices(obj);
   if (idxs.empty()) return 0;
-  std::sort(idxs.begin(), idxs.end());
   if (!w->buf) {
     w->buf.reset(static_cast<uint8_t*>(std::aligned_alloc(kPage, size_t(kMaxRun) * kPage)));
     if (!w->buf) return failf(ENOMEM, "block cache: no memory for a flush buffer");
   }
-
   // The run being gathered: pages start.. start+n-1, copied into buf.
   uint64_t start = 0;
   size_t n = 0;
   std::array<uint64_t, kMaxRun> versions;
   int64_t written = 0;
-  auto emit = [&]() -> int {
-    int r = write_back(w, obj, start, w->buf.get(), n);
-    for (size_t i = 0; i < n; i++) {
-      uint64_t h = hash_key(obj, start + i);
-      Shard& s = shard_of(h);
-      {
-        std::lock_guard g(s.mu);
-        auto it = std::find(s.flushing.begin(), s.flushing.end(), Key{obj, start + i});
-        *it = s.flushing.back();
-        s.flushing.pop_back();
-        if (r == 0) {
-          s.writebacks++;
-          s.seq(h)++;
-          uint32_t f = s.find(obj, start + i, h);
-          if (f != kNil && s.frames[f].version == versions[i]) s.set_dirty(f, false);
-        }
-      }
-      s.released.notify_all();
-    }
-    if (r < 0) return r;
-    written += int64_t(n);
-    n = 0;
-    return 0;
-  };
   for (uint64_t idx : idxs) {
-    if (n && (idx != start + n || n == kMaxRun))
-      if (int r = emit(); r < 0) return r;
+    if (n && (idx != start + n || n == kMaxRun)) {
+      if (int r = write_run(w, obj, start, n, versions.data()); r < 0) return r;
+      written += int64_t(n);
+      n = 0;
+    }
     uint64_t h = hash_key(obj, idx);
     Shard& s = shard_of(h);
     std::lock_guard g(s.mu);
@@ -510,8 +516,8 @@ int64_t BlockCache::flush(uint64_t obj) {
     s.flushing.emplace_back(obj, idx);
   }
   if (n)
-    if (int r = emit(); r < 0) return r;
-  return written;
+    if (int r = write_run(w, obj, start, n, versions.data()); r < 0) return r;
+  return written + int64_t(n);
 }
 
 CacheStats BlockCache::stats() const {

@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <unordered_map>
+#include <vector>
 
 #include "util/page.hpp"
 
@@ -112,6 +113,10 @@ class BlockCache {
   // Calls obj's serving writer; -EIO with a message if it has none.
   int write_back(const std::shared_ptr<Writers>& w, uint64_t obj, uint64_t idx, const void* data, size_t n);
   uint64_t dirty_pages(uint64_t obj) const;
+  // flush's steps: the object's dirty pages, sorted; one run of them (in
+  // the writer's buffer) written back and marked clean where unchanged.
+  std::vector<uint64_t> dirty_indices(uint64_t obj);
+  int write_run(const std::shared_ptr<Writers>& w, uint64_t obj, uint64_t start, size_t n, const uint64_t* versions);
 
   const WritePolicy policy_;
   const uint64_t capacity_;
