@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from html import unescape
 
 import matplotlib.image
 import pytest
@@ -169,6 +170,71 @@ def test_report_opens_with_every_image_loaded(study_out, tmp_path):
             timeout=120,
         ).stdout
     assert 'data-images="all-loaded"' in dom
+
+
+def dump_dom_with(html, script, tmp_path):
+    """Chromium's DOM of html with script run once the page has loaded."""
+    probe = tmp_path / "probe.html"
+    probe.write_text(
+        html.replace("</body>", f"<script>window.addEventListener('load', () => {{{script}}});</script></body>")
+    )
+    with tempfile.TemporaryDirectory() as profile:
+        return subprocess.run(
+            [
+                chromium(),
+                *CHROMIUM_FLAGS,
+                f"--user-data-dir={profile}",
+                "--virtual-time-budget=5000",
+                "--dump-dom",
+                probe.as_uri(),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        ).stdout
+
+
+# Records, on <body>, what a reader meets first and where the bookkeeping is.
+LAYOUT_PROBE = """
+const first = document.querySelector('h1').nextElementSibling;
+const imgs = [...document.querySelectorAll('#recommendation img')];
+const d = document.querySelector('details#bookkeeping');
+document.body.setAttribute('data-first', first ? first.id : 'none');
+document.body.setAttribute('data-first-text', first ? first.innerText.slice(0, 300) : '');
+const loaded = (xs) => xs.every(i => i.complete && i.naturalWidth > 0);
+document.body.setAttribute('data-top-images', loaded(imgs) ? imgs.length : 'broken');
+document.body.setAttribute('data-all-images', loaded([...document.images]) ? 'loaded' : 'broken');
+document.body.setAttribute('data-details', d ? (d.open ? 'open' : 'collapsed') : 'none');
+let after = d && d.nextElementSibling;
+while (after && after.tagName === 'SCRIPT') after = after.nextElementSibling;  // this probe's own
+document.body.setAttribute('data-details-last', d && !after ? 'yes' : 'no');
+"""
+
+
+def test_report_opens_with_the_recommendation(study_out, tmp_path):
+    html = (study_out / "report.html").read_text()
+    v = json.loads((study_out / "verdicts.json").read_text())[0]
+    dom = dump_dom_with(html, LAYOUT_PROBE, tmp_path)
+    body = re.search(r"<body([^>]*)>", dom).group(1)
+    assert 'data-first="recommendation"' in body, body
+    assert "Which way of waiting to use on this machine" in body and "emu:pcie4 (emulated SSD):" in body, body
+    assert 'data-top-images="1"' in body, body  # both tenants normalised to alone
+    assert 'data-all-images="loaded"' in body, body
+    assert 'data-details="collapsed"' in body and 'data-details-last="yes"' in body, body
+    # Its words are the study's own: composed from the verdict, with the claims' count.
+    text = unescape(html)
+    assert v["recommendation"]["text"] in text
+    assert "Verdicts: <span" in html
+    # Bookkeeping is folded away at the end, and nothing of it is lost.
+    details = text[text.index('<details id="bookkeeping">') :]
+    assert "Extra rounds within the 0.5 min budget" in details
+    assert v["bookkeeping"] and all(s in details for s in v["bookkeeping"]) and v["noise"]["sentence"] in details
+    assert all(s in text for s in v["sentences"])
+    assert "Extra rounds within" not in html[: html.index('<details id="bookkeeping">')]
+    # The machine facts that decide the result stand in the header.
+    assert all(
+        f"{what}: <b>" in html for what in ("cpuidle driver", "idle states", "guest_halt_poll_ns", "clock source")
+    )
 
 
 def test_report_screenshot_is_not_blank(study_out, tmp_path):

@@ -17,6 +17,7 @@ def slug(name):
 def save_figure(fig, title, path):
     fig.suptitle(title)
     fig.tight_layout()
-    fig.savefig(path, dpi=90)
+    # "tight": legends placed beside the axes stay inside the image.
+    fig.savefig(path, dpi=90, bbox_inches="tight")
     plt.close(fig)
     return True

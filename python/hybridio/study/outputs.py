@@ -10,7 +10,7 @@ import platform
 from ..handles import findings as handle_findings
 from ..handles import plots as handle_plots
 from ..report.figures import slug
-from . import bursty, plots, report, summary, timeline, verdict
+from . import bursty, machine, plots, recommend, report, summary, timeline, verdict
 
 
 def write(study):
@@ -25,8 +25,9 @@ def write(study):
     (out / "verdicts.json").write_text(json.dumps(verdicts, indent=1, default=str))
     handle_section = handles_section(study)
     overall = verdict.adaptive_overall(rows)
-    path = report.render(out, rows, verdicts, figures, meta(study, overall), handle_section)
-    say(study, verdicts, overall, handle_section)
+    about = meta(study, overall)
+    path = report.render(out, rows, verdicts, figures, about, handle_section)
+    say(study, verdicts, overall, handle_section, about["facts"])
     print(f"\nReport: {path}\nSummary: {out / 'summary.csv'}")
     return 130 if study.interrupted else (1 if study.handles_failed else 0)
 
@@ -72,6 +73,9 @@ def target_verdict(study, rows, t, burst_rows, burst_react, figs):
     if plots.bursty_timeline(bursty.example_run(study.burst.results, t), t, path):
         figs.append(("Adaptive following the bursts, 1 ms log", path))
     v["emulated"] = any(r["emulated"] for r in rows if r["target"] == t)
+    v["bookkeeping"] = [x["sentence"] for x in (v["noise"], v["progress_agreement"]) if x]
+    v["findings"] = [s for s in v["sentences"] if s not in v["bookkeeping"]]
+    v["recommendation"] = recommend.recommend(v)
     return v
 
 
@@ -110,11 +114,19 @@ def meta(study, overall):
         "extra_rounds": study.extra_rounds,
         "budget_s": study.cfg["budget_s"],
         "adaptive_overall": overall["sentence"] if overall else None,
+        "facts": machine.facts(study.cfg["targets"]),
     }
 
 
-def say(study, verdicts, overall, handle_section):
-    """The findings on the terminal: each target's sentences, the claims' count, the handle experiments'."""
+def say(study, verdicts, overall, handle_section, facts=()):
+    """The findings on the terminal: first the recommendation per target and
+    the machine facts behind it, then each target's sentences, the claims'
+    count, the handle experiments'."""
+    print()
+    for line in recommend.lines([v["recommendation"] for v in verdicts]):
+        print(line)
+    if facts:
+        print("  On: " + "; ".join(f"{k} {val}" for k, val in facts) + ".")
     for v in verdicts:
         print(f"\n{v['target']}:")
         for s in v["sentences"]:

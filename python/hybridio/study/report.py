@@ -4,6 +4,7 @@
 import datetime
 
 from ..report import html
+from .plots import HEADLINE
 from .summary import COLUMNS
 
 
@@ -32,6 +33,7 @@ def render(out, rows, verdicts, figures, meta, handles=None):
         for experiment, title, p in handles.get("figures", []):
             by.setdefault(experiment, []).append((title, html.data_uri(p)))
         handles = dict(handles, figures=by)
+    inlined = {t: [(title, html.data_uri(p)) for title, p in figs] for t, figs in figures.items()}
     return html.render(
         out,
         "report.html.j2",
@@ -40,7 +42,9 @@ def render(out, rows, verdicts, figures, meta, handles=None):
         columns=COLUMNS,
         verdicts=verdicts,
         meta=meta,
-        figures={t: [(title, html.data_uri(p)) for title, p in figs] for t, figs in figures.items()},
+        # The figure that shows the answer opens the report beside it; the rest follow the verdicts.
+        headline={t: [(title, uri) for title, uri in figs if title == HEADLINE] for t, figs in inlined.items()},
+        figures={t: [(title, uri) for title, uri in figs if title != HEADLINE] for t, figs in inlined.items()},
         handles=handles,
         generated=datetime.datetime.now().strftime("%Y-%m-%d %H:%M"),
     )
