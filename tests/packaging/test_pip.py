@@ -83,6 +83,7 @@ def test_the_wheel_holds_the_subpackages_and_the_templates(tmp_path):
     for sub in ("common", "study", "report", "handles", "rocksdb", "fio", "adaptive"):
         assert f"hybridio/{sub}/__init__.py" in names
     assert any(n.startswith("hybridio/report/templates/") and n.endswith(".j2") for n in names)
+    assert "hybridio/handles/jobs/priority.fio" in names  # the handle experiments' job files
     meta = next(n for n in names if n.endswith("METADATA"))
     requires = [
         line for line in zipfile.ZipFile(wheel).read(meta).decode().splitlines() if line.startswith("Requires-Dist")

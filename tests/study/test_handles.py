@@ -332,7 +332,7 @@ def test_the_short_plan_sweeps_fewer_polling_periods_and_sizes():
 def test_command_overrides_the_job_file_for_every_job():
     r = config("poll-file-16k-p20")
     cmd = handles.command("hio-bench", r, 2)
-    assert cmd[0] == "hio-bench" and cmd[-1].endswith("bench/jobs/poll_period.fio")
+    assert cmd[0] == "hio-bench" and cmd[-1].endswith("handles/jobs/poll_period.fio")
     assert {
         "--filename=/f",
         "--direct=1",

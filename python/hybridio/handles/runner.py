@@ -3,7 +3,7 @@
 completion thread's polling period, the block cache, read-ahead, and reads
 split from writes.
 
-Each runs build/hio-bench on one of bench/jobs/*.fio with command-line
+Each runs build/hio-bench on one of handles/jobs/*.fio with command-line
 overrides, on both cores of the machine and without a co-runner, repeats
 every configuration (all configurations of a repeat, then the next repeat,
 so drift hits them alike). Every run's whole JSON is kept under
@@ -41,7 +41,7 @@ from .experiments import (
 )
 from .findings import findings
 
-JOBS_DIR = hiobench.ROOT / "bench" / "jobs"
+JOBS_DIR = Path(__file__).resolve().parent / "jobs"  # package data: installed with the package
 JOB_FILES = {
     "priority": "priority.fio",
     "queues": "queues.fio",
