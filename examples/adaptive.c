@@ -34,7 +34,8 @@ int main(void) {
   for (int m = HIO_WAIT_INTERRUPT; m <= HIO_WAIT_HYBRID; m++) total += (double)st.adaptive_ns[m];
   printf("%llu reads; adaptive now waits by %s;", (unsigned long long)st.completed, hio_wait_mode_name(v.mode));
   for (int m = HIO_WAIT_INTERRUPT; m <= HIO_WAIT_HYBRID; m++)
-    printf(" %s %.0f%%", hio_wait_mode_name((hio_wait_mode)m), total > 0 ? 100.0 * (double)st.adaptive_ns[m] / total : 0);
+    printf(" %s %.0f%%", hio_wait_mode_name((hio_wait_mode)m),
+           total > 0 ? 100.0 * (double)st.adaptive_ns[m] / total : 0);
   printf("\n");
   free(buf);
   hio_queue_destroy(q);

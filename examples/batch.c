@@ -39,8 +39,13 @@ int main(void) {
   memset(buf, 0, (size_t)N * BS);
 
   hio_io ios[N];
-  for (int i = 0; i < N; i++) ios[i] = (hio_io){.op = HIO_OP_READ, .target = t, .buf = buf + (size_t)i * BS,
-                                                .len = BS, .offset = (uint64_t)i * BS, .tag = (uint64_t)i};
+  for (int i = 0; i < N; i++)
+    ios[i] = (hio_io){.op = HIO_OP_READ,
+                      .target = t,
+                      .buf = buf + (size_t)i * BS,
+                      .len = BS,
+                      .offset = (uint64_t)i * BS,
+                      .tag = (uint64_t)i};
   if (hio_submit(q, ios, N, HIO_SUBMIT_DEFER) != N) return fail("submit");
   int seen[N] = {0}, done = 0;
   while (done < N) {

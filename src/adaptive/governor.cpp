@@ -132,25 +132,11 @@ int Governor::enter(uint64_t now) {
   return cpu;
 }
 
-void Governor::sample(int cpu, uint64_t now) {
-  Core& c = cores_[cpu];
-  std::unique_lock<std::mutex> g(c.sampling, std::try_to_lock);
-  if (!g.owns_lock()) return;
-  if (now - c.last_sample.load(std::memory_order_relaxed) < kSampleNs) return;
-  // Its cost is the CPU it takes: wall time would count preemptions by the
-  // very neighbours it measures. The caller's CPU time is also its own run
-  // time below: each clock read is a system call, a fifth of a sample's cost.
-  uint64_t t0 = src_.thread_cpu_ns();
+double Governor::charge_members(int cpu, uint64_t now, uint64_t t0, int* ours) {
   const Member* self = member();
-  c.last_sample.store(now, std::memory_order_relaxed);
-  // This core's cpuidle counter is current: the sampler runs on it, so it
-  // is not in an idle period the kernel has yet to account.
-  uint64_t idle = 0;
-  bool ok = src_.idle_ns(cpu, &idle);
   // Our threads' run time since their last accounting, charged to the core
   // each is on now (a thread that moved is charged to where it went).
   double own = 0;
-  int ours = 0;
   int n = nmembers_.load(std::memory_order_acquire);
   for (int i = 0; i < n; i++) {
     Member& m = members_[i];
@@ -161,9 +147,13 @@ void Governor::sample(int cpu, uint64_t now) {
     uint64_t before = m.run_ns.exchange(run, std::memory_order_relaxed);
     if (run > before) own += double(run - before);
     uint64_t ended = m.ended.load(std::memory_order_relaxed);
-    ours += m.waited.load(std::memory_order_relaxed) && (ended == 0 || now - ended < kLeaseNs);
+    *ours += m.waited.load(std::memory_order_relaxed) && (ended == 0 || now - ended < kLeaseNs);
   }
-  bool spinner = spinning(cpu, now) && c.spin_since.load(std::memory_order_relaxed) <= c.at;
+  return own;
+}
+
+void Governor::read_stall(int cpu, uint64_t now, bool spinner) {
+  Core& c = cores_[cpu];
   // The stall time tells demand from use only beside our spinner, and only
   // matters once the others' use nears the fair half it caps them at.
   if (!spinner || c.others.load(std::memory_order_relaxed) < kAmbiguousOthers / 2) {
@@ -185,6 +175,26 @@ void Governor::sample(int cpu, uint64_t now) {
       c.stall_at = now;
     }
   }
+}
+
+void Governor::sample(int cpu, uint64_t now) {
+  Core& c = cores_[cpu];
+  std::unique_lock<std::mutex> g(c.sampling, std::try_to_lock);
+  if (!g.owns_lock()) return;
+  if (now - c.last_sample.load(std::memory_order_relaxed) < kSampleNs) return;
+  // Its cost is the CPU it takes: wall time would count preemptions by the
+  // very neighbours it measures. The caller's CPU time is also its own run
+  // time below: each clock read is a system call, a fifth of a sample's cost.
+  uint64_t t0 = src_.thread_cpu_ns();
+  c.last_sample.store(now, std::memory_order_relaxed);
+  // This core's cpuidle counter is current: the sampler runs on it, so it
+  // is not in an idle period the kernel has yet to account.
+  uint64_t idle = 0;
+  bool ok = src_.idle_ns(cpu, &idle);
+  int ours = 0;
+  double own = charge_members(cpu, now, t0, &ours);
+  bool spinner = spinning(cpu, now) && c.spin_since.load(std::memory_order_relaxed) <= c.at;
+  read_stall(cpu, now, spinner);
   if (ok && c.have && now > c.at && idle >= c.idle_total) {
     CoreInterval in;
     in.dt_ns = double(now - c.at);

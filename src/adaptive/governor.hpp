@@ -166,6 +166,11 @@ class Governor {
   Member* join();
   void leave(Member* m);
   void sample(int cpu, uint64_t now);
+  // sample's steps. Our threads on cpu: their run time since the last
+  // sample (the caller's is t0), and in *ours how many wait there.
+  double charge_members(int cpu, uint64_t now, uint64_t t0, int* ours);
+  // The stall share of the core while our spinner holds it (Core::stall_share).
+  void read_stall(int cpu, uint64_t now, bool spinner);
   enum class Took { refused, renewed, taken };
   Took take(Lease Core::*which, int cpu, const void* who, uint64_t now, uint64_t ttl);
   void drop(Lease Core::*which, const void* who);

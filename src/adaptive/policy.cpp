@@ -51,8 +51,7 @@ double PauseTally::factor(double min_ns) const {
   return std::max(1.0, (whole_ns / whole_done) / (measured_ns / measured_done));
 }
 
-bool AdaptivePolicy::learn(uint64_t now, Mode m, const TickSample& s, const Signals& sig, Table& t) {
-  if (s.completions < p_.min_completions || !s.whole || s.wall_ns == 0) return false;
+bool AdaptivePolicy::paused(Mode m, const TickSample& s) {
   // A tick in which the queue hardly waited measured the application, not
   // the mode: RocksDB's mixgraph between its reads (writes, cached Gets)
   // did 8 reads in an 11 ms polling tick beside a neighbour, 720 a second
@@ -66,15 +65,10 @@ bool AdaptivePolicy::learn(uint64_t now, Mode m, const TickSample& s, const Sign
   double& usual = wait_share_[size_t(int(m))];
   bool pause = usual > 0 && share < p_.pause_share * usual;
   usual = usual < 0 ? share : usual + p_.wait_share_weight * (share - usual);
-  if (pause) return false;
-  // Rates and costs per completion of the queue's usual size: a tick's mix
-  // of sizes is the application's, not the mode's.
-  double n = s.done();
-  // Time other threads held the CPU is not this mode's doing: measure the
-  // rate over the time the thread could have run.
-  double wall_s = double(s.wall_ns) / 1e9;
-  double active_s = wall_s * std::clamp(1.0 - s.delay_share, 0.05, 1.0);
-  ModeCost& c = t.cost[size_t(int(m))];
+  return pause;
+}
+
+double AdaptivePolicy::weight(uint64_t now, double wall, bool fresh, bool recheck, ModeCost& c) const {
   // Ticks and probes are short and a neighbour's slices and the
   // application's own phases make each one noisy (RocksDB's mixgraph beside a
   // 50% neighbour: 8 ms spans vary by a third): a measurement weighs by its
@@ -89,10 +83,6 @@ bool AdaptivePolicy::learn(uint64_t now, Mode m, const TickSample& s, const Sign
   // for the rest of the run. Where a switch was held back to measure the
   // mode again, that measurement counts for at least half, as one borrowed
   // from another level is replaced.
-  bool recheck = int(m) == rechecking_;
-  if (recheck) rechecking_ = -1;
-  bool fresh = !c.known || c.borrowed;
-  double wall = double(s.wall_ns);
   if (fresh) {
     c.span_ns = 0;
   } else {
@@ -102,6 +92,39 @@ bool AdaptivePolicy::learn(uint64_t now, Mode m, const TickSample& s, const Sign
   double w = fresh ? 1.0 : std::max(1.0 - std::exp(-wall / double(p_.learn_tau_ns)), wall / (c.span_ns + wall));
   if (recheck) w = std::max(w, p_.recheck_weight);
   c.span_ns = std::min(c.span_ns + wall, double(p_.learn_tau_ns));
+  return w;
+}
+
+void AdaptivePolicy::learn_others(const Signals& sig, double w, ModeCost& c) {
+  auto mix = [w](double old, double v) { return old + w * (v - old); };
+  // What the others got in this mode: their share of each tick, where the
+  // tick has its own figure (several of ours on the core), by its length.
+  // The window at a tick's end covers its last 8 ms, less than a rotation
+  // of more than two CPU-bound tasks: the lead's ticks end as it gets the
+  // core back, just after the neighbour's turn, which the window then holds
+  // whole (half the core where the neighbour gets a third beside two of ours).
+  double others = sig.tick_others >= 0 ? sig.tick_others : sig.contention;
+  c.others = c.known && !c.borrowed ? mix(c.others, others) : others;
+  c.idle = c.known && !c.borrowed ? mix(c.idle, sig.idle) : sig.idle;
+  if (sig.demand >= 0) c.demand = c.demand >= 0 && !c.borrowed ? mix(c.demand, sig.demand) : sig.demand;
+}
+
+bool AdaptivePolicy::learn(uint64_t now, Mode m, const TickSample& s, const Signals& sig, Table& t) {
+  if (s.completions < p_.min_completions || !s.whole || s.wall_ns == 0) return false;
+  if (paused(m, s)) return false;
+  // Rates and costs per completion of the queue's usual size: a tick's mix
+  // of sizes is the application's, not the mode's.
+  double n = s.done();
+  // Time other threads held the CPU is not this mode's doing: measure the
+  // rate over the time the thread could have run.
+  double wall_s = double(s.wall_ns) / 1e9;
+  double active_s = wall_s * std::clamp(1.0 - s.delay_share, 0.05, 1.0);
+  ModeCost& c = t.cost[size_t(int(m))];
+  bool recheck = int(m) == rechecking_;
+  if (recheck) rechecking_ = -1;
+  bool fresh = !c.known || c.borrowed;
+  double wall = double(s.wall_ns);
+  double w = weight(now, wall, fresh, recheck, c);
   auto mix = [w](double old, double v) { return old + w * (v - old); };
   // A tick far below the mode's rate is most often the device or the
   // application in a slow spell (8 reads in 5 ms, waiting, in either mode),
@@ -133,16 +156,7 @@ bool AdaptivePolicy::learn(uint64_t now, Mode m, const TickSample& s, const Sign
   c.cpu_ns = mix(c.cpu_ns, double(s.cpu_ns) / s.own_done());
   c.lat_ns = mix(c.lat_ns, double(s.lat_sum_ns) / double(s.own_count()));
   c.sleeps = mix(c.sleeps, double(s.sleeps) / s.own_done());
-  // What the others got in this mode: their share of each tick, where the
-  // tick has its own figure (several of ours on the core), by its length.
-  // The window at a tick's end covers its last 8 ms, less than a rotation
-  // of more than two CPU-bound tasks: the lead's ticks end as it gets the
-  // core back, just after the neighbour's turn, which the window then holds
-  // whole (half the core where the neighbour gets a third beside two of ours).
-  double others = sig.tick_others >= 0 ? sig.tick_others : sig.contention;
-  c.others = c.known && !c.borrowed ? mix(c.others, others) : others;
-  c.idle = c.known && !c.borrowed ? mix(c.idle, sig.idle) : sig.idle;
-  if (sig.demand >= 0) c.demand = c.demand >= 0 && !c.borrowed ? mix(c.demand, sig.demand) : sig.demand;
+  learn_others(sig, w, c);
   c.known = true;
   c.borrowed = false;
   c.confirmed = recheck || m == cur_;

@@ -229,6 +229,12 @@ class AdaptivePolicy {
   };
   // Whether the tick was measured into t.
   bool learn(uint64_t now, Mode m, const TickSample& s, const Signals& sig, Table& t);
+  // Whether the tick hardly waited against m's usual share (a pause), which it updates.
+  bool paused(Mode m, const TickSample& s);
+  // A measurement's weight against c's, aging and extending the span c was measured over.
+  double weight(uint64_t now, double wall, bool fresh, bool recheck, ModeCost& c) const;
+  // What the others got of the core while c's mode ran, mixed in at weight w.
+  static void learn_others(const Signals& sig, double w, ModeCost& c);
   void borrow(uint64_t now, int level);
   Mode best(const Signals& sig, std::array<double, kModes>& score) const;
   Mode next_probe(uint64_t now, const Signals& sig, const std::array<double, kModes>& score);

@@ -314,27 +314,52 @@ hio_completion Handle::finish(const hio_completion& raw, uint64_t now) {
   return c;
 }
 
-int Handle::reap(hio_completion* out, unsigned max, unsigned min) {
+unsigned Handle::take_stashed(hio_completion* out, unsigned max) {
   unsigned n = 0;
-  {
-    std::lock_guard<std::mutex> g(mu_);
-    while (n < max && !stash_.empty()) {
-      out[n++] = stash_.front();
-      stash_.pop_front();
-    }
+  std::lock_guard<std::mutex> g(mu_);
+  while (n < max && !stash_.empty()) {
+    out[n++] = stash_.front();
+    stash_.pop_front();
   }
+  return n;
+}
+
+unsigned Handle::take_inbox(hio_completion* out, unsigned max) {
   thread_local std::vector<Inbox::Item> raw;
   if (raw.size() < max) raw.resize(max);
+  unsigned got = inbox_.take(raw.data(), max);
+  if (got) {
+    uint64_t now = now_ns();
+    std::lock_guard<std::mutex> g(mu_);
+    for (unsigned i = 0; i < got; i++) out[i] = raw[i].finished ? raw[i].c : finish(raw[i].c, now);
+  }
+  return got;
+}
+
+int Handle::busy_queue() const {
+  if (inbox_.queued(0) > 0) return 0;
+  return q_[1] && inbox_.queued(1) > 0 ? 1 : -1;
+}
+
+int Handle::reap_queues(int qi, bool wait) {
+  // Both queues busy: collect the writes without waiting, wait on reads.
+  LockWait lw;
+  int r = 0;
+  if (qi == 0 && q_[1] && inbox_.queued(1) > 0) r = q_[1]->reap(&inbox_, false, lw);
+  if (r >= 0) r = q_[qi]->reap(&inbox_, wait, lw);
+  std::lock_guard<std::mutex> g(mu_);
+  lock_.ns += lw.ns;
+  lock_.count += lw.count;
+  return r;
+}
+
+int Handle::reap(hio_completion* out, unsigned max, unsigned min) {
+  unsigned n = take_stashed(out, max);
   bool polled = false;  // min 0: one pass over the queues without waiting
   for (;;) {
-    unsigned got = inbox_.take(raw.data(), max - n);
-    if (got) {
-      uint64_t now = now_ns();
-      std::lock_guard<std::mutex> g(mu_);
-      for (unsigned i = 0; i < got; i++) out[n++] = raw[i].finished ? raw[i].c : finish(raw[i].c, now);
-    }
+    n += take_inbox(out + n, max - n);
     if (n == max || (min > 0 && n >= min) || (min == 0 && (polled || n > 0))) return int(n);
-    int qi = inbox_.queued(0) > 0 ? 0 : q_[1] && inbox_.queued(1) > 0 ? 1 : -1;
+    int qi = busy_queue();
     if (qi < 0) {
       if (inbox_.empty()) return int(n);  // nothing left to wait for
       continue;
@@ -344,15 +369,8 @@ int Handle::reap(hio_completion* out, unsigned max, unsigned min) {
       inbox_.wait();
       continue;
     }
-    // Both queues busy: collect the writes without waiting, wait on reads.
-    LockWait lw;
-    int r = 0;
-    if (qi == 0 && q_[1] && inbox_.queued(1) > 0) r = q_[1]->reap(&inbox_, false, lw);
-    if (r >= 0) r = q_[qi]->reap(&inbox_, min > 0, lw);
+    int r = reap_queues(qi, min > 0);
     polled = true;
-    std::lock_guard<std::mutex> g(mu_);
-    lock_.ns += lw.ns;
-    lock_.count += lw.count;
     if (r < 0) return n ? int(n) : r;
   }
 }

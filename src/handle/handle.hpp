@@ -87,6 +87,14 @@ class Handle : public PageWriter {
   bool cache_read(const hio_io& io, uint64_t now);
   void post(const hio_io& io, int32_t res, uint64_t now);
   hio_completion finish(const hio_completion& raw, uint64_t now);
+  // reap's steps: the completions a synchronous call set aside, and those
+  // in the inbox, each into out, up to max.
+  unsigned take_stashed(hio_completion* out, unsigned max);
+  unsigned take_inbox(hio_completion* out, unsigned max);
+  // The queue with commands outstanding, reads first; -1 if none.
+  int busy_queue() const;
+  // Reaps queue qi (and the write queue beside the read queue) into the inbox.
+  int reap_queues(int qi, bool wait);
   void grow(uint64_t end) {
     uint64_t s = size_.load(std::memory_order_relaxed);
     while (end > s && !size_.compare_exchange_weak(s, end, std::memory_order_relaxed)) {

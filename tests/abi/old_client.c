@@ -36,18 +36,18 @@ struct old_queue_stats {
   uint64_t submitted, completed, errors;
 };
 
-int main(void) {
-  hio_engine *e = NULL;
-  EXPECT(hio_engine_create(&e) == 0);
-
-  /* The library is at least the version this program was built against,
-   * and of its major version; not a later minor or another major. */
+/* The library is at least the version this program was built against,
+ * and of its major version; not a later minor or another major. */
+static void check_versions(void) {
   EXPECT(hio_version_check(HIO_VERSION_MAJOR, HIO_VERSION_MINOR) == 0);
   EXPECT(hio_version_check(HIO_VERSION_MAJOR, HIO_VERSION_MINOR + 1) == -ENOTSUP);
   EXPECT(strstr(hio_last_error(), HIO_VERSION_STRING) != NULL);
   EXPECT(hio_version_check(HIO_VERSION_MAJOR + 1, 0) == -ENOTSUP);
+}
 
-  /* An older program's options: what it lacks is the default. */
+/* An older program's options: what it lacks is the default. The queue it
+ * makes has written and read one block (the statistics below count them). */
+static hio_queue *queue_from_old_options(hio_engine *e) {
   struct old_queue_opts oq = {sizeof(oq), 4, 0};
   hio_queue *q = NULL;
   EXPECT(hio_queue_create(e, (const hio_queue_opts *)&oq, &q) == 0);
@@ -70,8 +70,11 @@ int main(void) {
   s.mode = HIO_WAIT_POLL;
   EXPECT(hio_queue_strategy_set(q, &s) == 0);
   EXPECT(hio_queue_strategy_get(q, &s) == 0 && s.mode == HIO_WAIT_POLL);
+  return q;
+}
 
-  /* An older program's statistics: its fields filled, nothing written past them. */
+/* An older program's statistics: its fields filled, nothing written past them. */
+static void check_old_stats(hio_queue *q) {
   struct {
     struct old_queue_stats s;
     uint64_t guard;
@@ -83,7 +86,9 @@ int main(void) {
   EXPECT(box.s.completed == 2 && box.s.submitted == 2 && box.s.errors == 0);
   EXPECT(box.s.struct_size == sizeof(box.s));
   EXPECT(box.guard == 0x600dcafe600dcafeull);
+}
 
+static void check_newer_structs(hio_engine *e, hio_queue *q) {
   /* A newer program's larger struct: its unknown field left alone on output... */
   struct {
     hio_queue_stats s;
@@ -109,13 +114,24 @@ int main(void) {
   q2 = NULL;
   EXPECT(hio_queue_create(e, &nq.o, &q2) == -EINVAL && q2 == NULL);
   EXPECT(strstr(hio_last_error(), "newer hio.h") != NULL);
+}
 
-  /* A struct_size too small to hold itself is a mistake, named. */
+/* A struct_size too small to hold itself is a mistake, named. */
+static void check_tiny_struct(hio_queue *q) {
   hio_queue_stats tiny;
   memset(&tiny, 0, sizeof(tiny));
   tiny.struct_size = 4;
   EXPECT(hio_queue_stats_get(q, &tiny) == -EINVAL && strstr(hio_last_error(), "struct_size 4") != NULL);
+}
 
+int main(void) {
+  hio_engine *e = NULL;
+  EXPECT(hio_engine_create(&e) == 0);
+  check_versions();
+  hio_queue *q = queue_from_old_options(e);
+  check_old_stats(q);
+  check_newer_structs(e, q);
+  check_tiny_struct(q);
   hio_queue_destroy(q);
   hio_engine_destroy(e);
   if (failures) return 1;

@@ -73,8 +73,9 @@ std::vector<int> cpu_list(const std::string& key, const std::string& v) {
   return out;
 }
 
-const std::map<std::string, Setter>& table() {
-  static const std::map<std::string, Setter> t = {
+// What each job does: its file, the I/O it issues and for how long.
+std::map<std::string, Setter> job_options() {
+  return {
       {"name", [](JobOptions& o, const std::string& v) { o.name = v; }},
       {"filename",
        [](JobOptions& o, const std::string& v) {
@@ -114,6 +115,12 @@ const std::map<std::string, Setter>& table() {
          else
            invalid("verify", v, "expected crc32c or none");
        }},
+  };
+}
+
+// How a job waits for its completions, and who reaps them.
+std::map<std::string, Setter> wait_options() {
+  return {
       {"completion",
        [](JobOptions& o, const std::string& v) {
          hio_wait_mode m;
@@ -134,6 +141,46 @@ const std::map<std::string, Setter>& table() {
            o.adaptive_log_ns = uint64_t(std::llround(s * 1e9));
          }
        }},
+      {"adaptive_objective",
+       [](JobOptions& o, const std::string& v) {
+         if (hio_objective_parse(v.c_str(), &o.objective) < 0)
+           invalid("adaptive_objective", v, "expected shared or own");
+       }},
+      {"hybrid_sleep_us",
+       [](JobOptions& o, const std::string& v) {
+         double d;
+         if (!hio::parse_double(v, &d) || d < 0 || d > 1e6)
+           invalid("hybrid_sleep_us", v, "expected microseconds from 0 (auto: half the mean latency) to 1000000");
+         o.hybrid_sleep_us = d;
+       }},
+      {"reaper",
+       [](JobOptions& o, const std::string& v) {
+         if (v == "self")
+           o.reaper_thread = false;
+         else if (v == "thread")
+           o.reaper_thread = true;
+         else
+           invalid("reaper", v, "expected self or thread");
+       }},
+      {"poll_period_us",
+       [](JobOptions& o, const std::string& v) {
+         if (v == "auto") {
+           o.poll_period_ns = HIO_POLL_PERIOD_AUTO;
+           return;
+         }
+         double d;
+         if (!hio::parse_double(v, &d) || d < 0 || d > 1e6)
+           invalid("poll_period_us", v, "expected auto or microseconds from 0 (spin) to 1000000");
+         o.poll_period_ns = uint64_t(d * 1000.0);
+       }},
+      {"reaper_cpu",
+       [](JobOptions& o, const std::string& v) { o.reaper_cpu = int(int_value("reaper_cpu", v, 0, 1023)); }},
+  };
+}
+
+// The device and handle a job opens: emulation, queues and the block cache.
+std::map<std::string, Setter> handle_options() {
+  return {
       {"emulate",
        [](JobOptions& o, const std::string& v) {
          // Checked here, so that a bad spec stops before any job starts.
@@ -145,11 +192,6 @@ const std::map<std::string, Setter>& table() {
          if (v.empty()) invalid("emulate", v, "expected an emulated device, e.g. pcie4 or lat_us=10,iops=400000");
          if (r < 0) invalid("emulate", v, why);
          o.emulate = v;
-       }},
-      {"adaptive_objective",
-       [](JobOptions& o, const std::string& v) {
-         if (hio_objective_parse(v.c_str(), &o.objective) < 0)
-           invalid("adaptive_objective", v, "expected shared or own");
        }},
       {"queue",
        [](JobOptions& o, const std::string& v) {
@@ -193,36 +235,15 @@ const std::map<std::string, Setter>& table() {
          else
            invalid("readahead", v, "expected auto, off or on");
        }},
-      {"reaper",
-       [](JobOptions& o, const std::string& v) {
-         if (v == "self")
-           o.reaper_thread = false;
-         else if (v == "thread")
-           o.reaper_thread = true;
-         else
-           invalid("reaper", v, "expected self or thread");
-       }},
-      {"poll_period_us",
-       [](JobOptions& o, const std::string& v) {
-         if (v == "auto") {
-           o.poll_period_ns = HIO_POLL_PERIOD_AUTO;
-           return;
-         }
-         double d;
-         if (!hio::parse_double(v, &d) || d < 0 || d > 1e6)
-           invalid("poll_period_us", v, "expected auto or microseconds from 0 (spin) to 1000000");
-         o.poll_period_ns = uint64_t(d * 1000.0);
-       }},
-      {"reaper_cpu",
-       [](JobOptions& o, const std::string& v) { o.reaper_cpu = int(int_value("reaper_cpu", v, 0, 1023)); }},
-      {"hybrid_sleep_us",
-       [](JobOptions& o, const std::string& v) {
-         double d;
-         if (!hio::parse_double(v, &d) || d < 0 || d > 1e6)
-           invalid("hybrid_sleep_us", v, "expected microseconds from 0 (auto: half the mean latency) to 1000000");
-         o.hybrid_sleep_us = d;
-       }},
   };
+}
+
+const std::map<std::string, Setter>& table() {
+  static const std::map<std::string, Setter> t = [] {
+    std::map<std::string, Setter> all;
+    for (auto group : {job_options, wait_options, handle_options}) all.merge(group());
+    return all;
+  }();
   return t;
 }
 
@@ -318,26 +339,78 @@ void check(const JobOptions& o) {
     throw UsageError("job '" + o.name + "': --hybrid_sleep_us applies to --completion=hybrid only");
 }
 
+using OptionList = std::vector<std::pair<std::string, std::string>>;
+
+// The arguments that ask for something other than running jobs.
+bool set_action(const std::string& a, Invocation& inv) {
+  if (a == "--help" || a == "-h")
+    inv.help = true;
+  else if (a == "--version")
+    inv.version = true;
+  else if (a == "--list-strategies")
+    inv.list_strategies = true;
+  else
+    return false;
+  return true;
+}
+
+// The options of hio-bench's output rather than of a job.
+bool set_output(const std::string& k, const std::string& v, Invocation& inv) {
+  if (k == "output-format") {
+    if (v != "normal" && v != "json") invalid(k, v, "expected normal or json");
+    inv.output_format = v;
+  } else if (k == "output") {
+    if (v.empty()) invalid(k, v, "expected a file name");
+    inv.output = v;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// The job files' jobs, then the command line's. Command-line options before
+// the first --name apply to every job, the job files' included; with no job
+// named, they make one.
+std::vector<JobOptions> gather_jobs(std::vector<JobOptions>& file_jobs, const std::vector<JobOptions>& cli_jobs,
+                                    const OptionList& cli_global) {
+  for (auto& j : file_jobs)
+    for (auto& [gk, gv] : cli_global) apply(j, gk, gv, "");
+  std::vector<JobOptions> all = file_jobs;
+  all.insert(all.end(), cli_jobs.begin(), cli_jobs.end());
+  if (all.empty()) {
+    if (cli_global.empty()) throw UsageError("no job given (see hio-bench --help)");
+    JobOptions j;
+    j.name = "hio-bench";
+    for (auto& [gk, gv] : cli_global) apply(j, gk, gv, "");
+    all.push_back(j);
+  }
+  return all;
+}
+
+// Each job checked, and repeated numjobs times into inv.
+void add_jobs(const std::vector<JobOptions>& all, Invocation& inv) {
+  for (auto& j : all) {
+    check(j);
+    if (j.emulate != all.front().emulate) {
+      auto said = [](const JobOptions& x) {
+        return x.emulate.empty() ? std::string("no --emulate") : "--emulate=" + x.emulate;
+      };
+      throw UsageError("job '" + j.name + "' has " + said(j) + ", job '" + all.front().name + "' " + said(all.front()) +
+                       ": one emulated device serves every job (give all the same --emulate)");
+    }
+    for (unsigned c = 0; c < j.numjobs; c++) inv.jobs.push_back(j);
+  }
+}
+
 }  // namespace
 
 Invocation parse_invocation(int argc, char** argv) {
   Invocation inv;
-  std::vector<std::pair<std::string, std::string>> cli_global;
+  OptionList cli_global;
   std::vector<JobOptions> cli_jobs, file_jobs;
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
-    if (a == "--help" || a == "-h") {
-      inv.help = true;
-      continue;
-    }
-    if (a == "--version") {
-      inv.version = true;
-      continue;
-    }
-    if (a == "--list-strategies") {
-      inv.list_strategies = true;
-      continue;
-    }
+    if (set_action(a, inv)) continue;
     if (a.rfind("--", 0) != 0) {
       if (!a.empty() && a[0] == '-') throw UsageError("unknown option '" + a + "' (see hio-bench --help)");
       read_job_file(a, file_jobs);
@@ -346,16 +419,7 @@ Invocation parse_invocation(int argc, char** argv) {
     size_t eq = a.find('=');
     std::string k = a.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
     std::string v = eq == std::string::npos ? "" : a.substr(eq + 1);
-    if (k == "output-format") {
-      if (v != "normal" && v != "json") invalid(k, v, "expected normal or json");
-      inv.output_format = v;
-      continue;
-    }
-    if (k == "output") {
-      if (v.empty()) invalid(k, v, "expected a file name");
-      inv.output = v;
-      continue;
-    }
+    if (set_output(k, v, inv)) continue;
     if (eq == std::string::npos) {
       if (!is_flag(k)) {
         if (table().count(k)) throw UsageError("option --" + k + " needs a value (--" + k + "=VALUE)");
@@ -377,30 +441,7 @@ Invocation parse_invocation(int argc, char** argv) {
     }
   }
   if (inv.help || inv.version || inv.list_strategies) return inv;
-  // Command-line options before the first --name apply to every job, the
-  // job files' included.
-  for (auto& j : file_jobs)
-    for (auto& [gk, gv] : cli_global) apply(j, gk, gv, "");
-  std::vector<JobOptions> all = file_jobs;
-  all.insert(all.end(), cli_jobs.begin(), cli_jobs.end());
-  if (all.empty()) {
-    if (cli_global.empty()) throw UsageError("no job given (see hio-bench --help)");
-    JobOptions j;
-    j.name = "hio-bench";
-    for (auto& [gk, gv] : cli_global) apply(j, gk, gv, "");
-    all.push_back(j);
-  }
-  for (auto& j : all) {
-    check(j);
-    if (j.emulate != all.front().emulate) {
-      auto said = [](const JobOptions& x) {
-        return x.emulate.empty() ? std::string("no --emulate") : "--emulate=" + x.emulate;
-      };
-      throw UsageError("job '" + j.name + "' has " + said(j) + ", job '" + all.front().name + "' " + said(all.front()) +
-                       ": one emulated device serves every job (give all the same --emulate)");
-    }
-    for (unsigned c = 0; c < j.numjobs; c++) inv.jobs.push_back(j);
-  }
+  add_jobs(gather_jobs(file_jobs, cli_jobs, cli_global), inv);
   return inv;
 }
 

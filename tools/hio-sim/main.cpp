@@ -6,6 +6,8 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <stdexcept>
 
 #include "commands/calibrate.hpp"
@@ -32,152 +34,192 @@ void need_dir(const std::string& opt, const std::string& dir) {
   if (ec) throw CLI::ValidationError(opt, "cannot make the folder " + dir + ": " + ec.message());
 }
 
+using namespace hio::sim;
+
+// A subcommand: what it checks once parsed (beyond what CLI11 checks), and
+// what it runs. Its arguments live as long as the two functions.
+struct Command {
+  CLI::App* app;
+  std::function<void()> check;
+  std::function<int()> run;
+};
+
+// adaptive's parameters, NAME=VALUE each, into p.
+void set_knobs(const std::vector<std::string>& params, hio::PolicyParams& p) {
+  for (const std::string& kv : params) {
+    std::string why;
+    if (!hio::set_policy_knob(p, kv, &why)) throw CLI::ValidationError("--param", why);
+  }
+}
+
+Command add_run(CLI::App& app, const std::string& data) {
+  auto ra = std::make_shared<RunArgs>();
+  auto params = std::make_shared<std::vector<std::string>>();
+  ra->profiles = data + "/profiles";
+  ra->traces = data + "/traces";
+  CLI::App* run = app.add_subcommand("run", "one scenario under one or more strategies");
+  run->add_option("--profile", ra->profile, "machine profile: a name in the profiles folder, or a path")
+      ->capture_default_str();
+  run->add_option("--device", ra->device,
+                  "the profile's measured device (disk) or an emulated SSD (pcie3, pcie4, "
+                  "optane, nand, emu:...)")
+      ->capture_default_str();
+  run->add_option("--interface", ra->interface,
+                  "the profile's interface (default: emu for an emulated SSD, disk for its own)");
+  run->add_option("--strategy", ra->strategies,
+                  "interrupt, poll, hybrid, hybrid_min, sqpoll, adaptive, adaptive-own "
+                  "(comma-separated)")
+      ->delimiter(',')
+      ->capture_default_str();
+  run->add_option("--neighbour", ra->neighbour, "none, busy, steady:PCT, cpulimit:PCT, bursts:MS, random:MS")
+      ->capture_default_str();
+  run->add_option("--cores", ra->cores, "cores with our threads (and the neighbours)")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
+  run->add_option("--threads", ra->threads, "our I/O threads per core")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  run->add_option("--iodepth", ra->depth, "commands in flight per thread")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
+  run->add_option("--bs", ra->bs, "bytes per read")->check(CLI::Range(512, 1 << 30))->capture_default_str();
+  run->add_option("--trace", ra->trace, "replay a recorded trace (mixgraph, readrandom, or a path)");
+  run->add_option("--rate", ra->rate, "reads per second per thread (0: as fast as they complete)")
+      ->check(CLI::NonNegativeNumber);
+  run->add_option("--poll_period_us", ra->reaper_period_us,
+                  "strategy reaper: the completion thread's poll period in us (0: automatic)")
+      ->check(CLI::Range(0.0, 1e6))
+      ->capture_default_str();
+  run->add_option("--runtime", ra->seconds, "simulated seconds")
+      ->check(CLI::Range(0.01, 3600.0))
+      ->capture_default_str();
+  run->add_option("--seed", ra->seed, "the run's seed")->capture_default_str();
+  run->add_option("--param", *params, "set one of adaptive's parameters, NAME=VALUE (docs/adaptive.md); repeatable");
+  run->add_option("--tick-log", ra->tick_log,
+                  "the adaptive queues' tick log, as HIO_ADAPTIVE_TICKS writes it (python3 -m hybridio.ticks reads "
+                  "it); the last strategy's run");
+  run->add_option("--output-format", ra->format, "normal or json")
+      ->check(CLI::IsMember({"normal", "json"}))
+      ->capture_default_str();
+  run->add_option("--profiles", ra->profiles, "the profiles folder")->capture_default_str();
+  run->add_option("--traces", ra->traces, "the traces folder")->capture_default_str();
+  return {run, [ra, params] { set_knobs(*params, ra->policy); }, [ra] { return run_command(*ra); }};
+}
+
+Command add_suite(CLI::App& app, const std::string& data) {
+  auto sa = std::make_shared<SuiteArgs>();
+  auto params = std::make_shared<std::vector<std::string>>();
+  auto quick = std::make_shared<bool>(false);
+  sa->profiles = data + "/profiles";
+  sa->traces = data + "/traces";
+  CLI::App* su = app.add_subcommand("suite", "the regret suite: adaptive against every static strategy and the oracle");
+  su->add_flag("--quick", *quick, "the short grid (192 scenarios; --grid quick)");
+  su->add_option("--grid", sa->grid, "full (3,600 scenarios), medium (504) or quick (192)")
+      ->check(CLI::IsMember({"full", "medium", "quick"}))
+      ->capture_default_str();
+  su->add_option("--seed", sa->seed, "the suite's seed")->capture_default_str();
+  su->add_option("--out", sa->out, "results folder")->required();
+  su->add_option("--jobs", sa->jobs, "scenarios in parallel (default: every core)")->check(CLI::Range(1, 1024));
+  su->add_option("--profiles", sa->profiles, "the profiles folder")->capture_default_str();
+  su->add_option("--traces", sa->traces, "the traces folder")->capture_default_str();
+  su->add_option("--param", *params, "set one of adaptive's parameters, NAME=VALUE (docs/adaptive.md); repeatable");
+  auto check = [sa, params, quick] {
+    if (*quick) sa->grid = "quick";
+    need_dir("--out", sa->out);
+    set_knobs(*params, sa->policy);
+  };
+  return {su, check, [sa] { return suite(*sa); }};
+}
+
+Command add_sensitivity(CLI::App& app, const std::string& data) {
+  auto se = std::make_shared<SensitivityArgs>();
+  se->profiles = data + "/profiles";
+  se->traces = data + "/traces";
+  CLI::App* sen =
+      app.add_subcommand("sensitivity", "the suite's score with each of adaptive's parameters halved and doubled");
+  sen->add_option("--out", se->out, "results folder")->required();
+  sen->add_option("--grid", se->grid, "the suite's grid: medium (20 s a run here), full (3 min) or quick (3 s)")
+      ->check(CLI::IsMember({"full", "medium", "quick"}))
+      ->capture_default_str();
+  sen->add_option("--seeds", se->seeds, "each value's score is the mean over this many seeds")
+      ->check(CLI::Range(1, 100))
+      ->capture_default_str();
+  sen->add_option("--only", se->only, "these parameters only")->delimiter(',');
+  sen->add_option("--seed", se->seed, "the suite's seed")->capture_default_str();
+  sen->add_option("--jobs", se->jobs, "scenarios in parallel (default: every core)")->check(CLI::Range(1, 1024));
+  return {sen, [se] { need_dir("--out", se->out); }, [se] { return sensitivity(*se); }};
+}
+
+Command add_validate(CLI::App& app, const std::string& data) {
+  auto va = std::make_shared<ValidateArgs>();
+  va->profiles = data + "/profiles";
+  CLI::App* vl = app.add_subcommand("validate", "predict a study's cells (make study's output) and compare");
+  vl->add_option("--study", va->study, "the study's results folder")->required()->check(CLI::ExistingDirectory);
+  vl->add_option("--out", va->out, "where validate.json goes")->required();
+  vl->add_option("--profile", va->profile, "the machine profile of the machine the study ran on")
+      ->capture_default_str();
+  vl->add_option("--profiles", va->profiles, "the profiles folder")->capture_default_str();
+  vl->add_option("--seed", va->seed, "the seed")->capture_default_str();
+  return {vl, [va] { need_dir("--out", va->out); }, [va] { return validate(*va); }};
+}
+
+Command add_thesis(CLI::App& app, const std::string& data) {
+  auto ta = std::make_shared<ThesisArgs>();
+  ta->profiles = data + "/profiles";
+  ta->traces = data + "/traces";
+  CLI::App* th = app.add_subcommand("thesis", "the thesis's Figs 7, 8 (and 9, 10) and 16, simulated");
+  th->add_option("--out", ta->out, "where thesis.json goes")->required();
+  th->add_option("--profiles", ta->profiles, "the profiles folder")->capture_default_str();
+  th->add_option("--traces", ta->traces, "the traces folder")->capture_default_str();
+  th->add_option("--seed", ta->seed, "the seed")->capture_default_str();
+  return {th, [ta] { need_dir("--out", ta->out); }, [ta] { return thesis(*ta); }};
+}
+
+Command add_calibrate(CLI::App& app) {
+  auto ca = std::make_shared<CalibrateArgs>();
+  CLI::App* cal = app.add_subcommand("calibrate", "measure this machine into a profile");
+  cal->add_option("--out", ca->out, "the profile to write")->required();
+  cal->add_option("--name", ca->name, "the profile's name")->capture_default_str();
+  cal->add_option("--file", ca->file, "a file on the disk to measure (written first if missing)");
+  cal->add_option("--size-mb", ca->file_mb, "the size of a file it writes, MiB")
+      ->check(CLI::Range(1, 1 << 20))
+      ->capture_default_str();
+  cal->add_option("--cpu", ca->cpu, "the core to measure on (default: the last)")->check(CLI::Range(0, 4095));
+  cal->add_option("--seconds", ca->seconds, "per disk measurement")
+      ->check(CLI::Range(0.1, 60.0))
+      ->capture_default_str();
+  return {cal, [] {}, [ca] { return calibrate(*ca); }};
+}
+
+Command add_scale(CLI::App& app, const std::string& data) {
+  auto sc = std::make_shared<ScaleArgs>();
+  sc->profiles = data + "/profiles";
+  CLI::App* scl =
+      app.add_subcommand("scale", "many cores and devices: simulated seconds per second and the governor's cost");
+  scl->add_option("--out", sc->out, "where scale.json goes")->required();
+  scl->add_option("--cores", sc->cores, "core counts")->delimiter(',')->capture_default_str();
+  scl->add_option("--profiles", sc->profiles, "the profiles folder")->capture_default_str();
+  scl->add_option("--runtime", sc->seconds, "simulated seconds per point")
+      ->check(CLI::Range(0.01, 60.0))
+      ->capture_default_str();
+  return {scl, [sc] { need_dir("--out", sc->out); }, [sc] { return scale(*sc); }};
+}
+
 int hio_sim(int argc, char** argv) {
-  using namespace hio::sim;
   CLI::App app{
       "hio-sim: cores, neighbours, devices and ways of waiting, simulated, with hybridio's own adaptive "
       "policy deciding (docs/simulator.md)"};
   app.set_version_flag("--version", std::string("hio-sim ") + HIO_VERSION_STRING);
   app.require_subcommand(1);
   std::string data = data_dir();
-
-  RunArgs ra;
-  ra.profiles = data + "/profiles";
-  ra.traces = data + "/traces";
-  CLI::App* run = app.add_subcommand("run", "one scenario under one or more strategies");
-  run->add_option("--profile", ra.profile, "machine profile: a name in the profiles folder, or a path")
-      ->capture_default_str();
-  run->add_option("--device", ra.device,
-                  "the profile's measured device (disk) or an emulated SSD (pcie3, pcie4, "
-                  "optane, nand, emu:...)")
-      ->capture_default_str();
-  run->add_option("--interface", ra.interface,
-                  "the profile's interface (default: emu for an emulated SSD, disk for its own)");
-  run->add_option("--strategy", ra.strategies,
-                  "interrupt, poll, hybrid, hybrid_min, sqpoll, adaptive, adaptive-own "
-                  "(comma-separated)")
-      ->delimiter(',')
-      ->capture_default_str();
-  run->add_option("--neighbour", ra.neighbour, "none, busy, steady:PCT, cpulimit:PCT, bursts:MS, random:MS")
-      ->capture_default_str();
-  run->add_option("--cores", ra.cores, "cores with our threads (and the neighbours)")
-      ->check(CLI::Range(1, 4096))
-      ->capture_default_str();
-  run->add_option("--threads", ra.threads, "our I/O threads per core")->check(CLI::Range(1, 64))->capture_default_str();
-  run->add_option("--iodepth", ra.depth, "commands in flight per thread")
-      ->check(CLI::Range(1, 4096))
-      ->capture_default_str();
-  run->add_option("--bs", ra.bs, "bytes per read")->check(CLI::Range(512, 1 << 30))->capture_default_str();
-  run->add_option("--trace", ra.trace, "replay a recorded trace (mixgraph, readrandom, or a path)");
-  run->add_option("--rate", ra.rate, "reads per second per thread (0: as fast as they complete)")
-      ->check(CLI::NonNegativeNumber);
-  run->add_option("--poll_period_us", ra.reaper_period_us,
-                  "strategy reaper: the completion thread's poll period in us (0: automatic)")
-      ->check(CLI::Range(0.0, 1e6))
-      ->capture_default_str();
-  run->add_option("--runtime", ra.seconds, "simulated seconds")->check(CLI::Range(0.01, 3600.0))->capture_default_str();
-  run->add_option("--seed", ra.seed, "the run's seed")->capture_default_str();
-  std::vector<std::string> run_params;
-  run->add_option("--param", run_params, "set one of adaptive's parameters, NAME=VALUE (docs/adaptive.md); repeatable");
-  run->add_option("--tick-log", ra.tick_log,
-                  "the adaptive queues' tick log, as HIO_ADAPTIVE_TICKS writes it (python3 -m hybridio.ticks reads "
-                  "it); the last strategy's run");
-  run->add_option("--output-format", ra.format, "normal or json")
-      ->check(CLI::IsMember({"normal", "json"}))
-      ->capture_default_str();
-  run->add_option("--profiles", ra.profiles, "the profiles folder")->capture_default_str();
-  run->add_option("--traces", ra.traces, "the traces folder")->capture_default_str();
-
-  SuiteArgs sa;
-  sa.profiles = data + "/profiles";
-  sa.traces = data + "/traces";
-  CLI::App* su = app.add_subcommand("suite", "the regret suite: adaptive against every static strategy and the oracle");
-  bool quick = false;
-  su->add_flag("--quick", quick, "the short grid (192 scenarios; --grid quick)");
-  su->add_option("--grid", sa.grid, "full (3,600 scenarios), medium (504) or quick (192)")
-      ->check(CLI::IsMember({"full", "medium", "quick"}))
-      ->capture_default_str();
-  su->add_option("--seed", sa.seed, "the suite's seed")->capture_default_str();
-  su->add_option("--out", sa.out, "results folder")->required();
-  su->add_option("--jobs", sa.jobs, "scenarios in parallel (default: every core)")->check(CLI::Range(1, 1024));
-  su->add_option("--profiles", sa.profiles, "the profiles folder")->capture_default_str();
-  su->add_option("--traces", sa.traces, "the traces folder")->capture_default_str();
-  std::vector<std::string> suite_params;
-  su->add_option("--param", suite_params,
-                 "set one of adaptive's parameters, NAME=VALUE (docs/adaptive.md); repeatable");
-
-  SensitivityArgs se;
-  se.profiles = data + "/profiles";
-  se.traces = data + "/traces";
-  CLI::App* sen =
-      app.add_subcommand("sensitivity", "the suite's score with each of adaptive's parameters halved and doubled");
-  sen->add_option("--out", se.out, "results folder")->required();
-  sen->add_option("--grid", se.grid, "the suite's grid: medium (20 s a run here), full (3 min) or quick (3 s)")
-      ->check(CLI::IsMember({"full", "medium", "quick"}))
-      ->capture_default_str();
-  sen->add_option("--seeds", se.seeds, "each value's score is the mean over this many seeds")
-      ->check(CLI::Range(1, 100))
-      ->capture_default_str();
-  sen->add_option("--only", se.only, "these parameters only")->delimiter(',');
-  sen->add_option("--seed", se.seed, "the suite's seed")->capture_default_str();
-  sen->add_option("--jobs", se.jobs, "scenarios in parallel (default: every core)")->check(CLI::Range(1, 1024));
-
-  ValidateArgs va;
-  va.profiles = data + "/profiles";
-  CLI::App* vl = app.add_subcommand("validate", "predict a study's cells (make study's output) and compare");
-  vl->add_option("--study", va.study, "the study's results folder")->required()->check(CLI::ExistingDirectory);
-  vl->add_option("--out", va.out, "where validate.json goes")->required();
-  vl->add_option("--profile", va.profile, "the machine profile of the machine the study ran on")->capture_default_str();
-  vl->add_option("--profiles", va.profiles, "the profiles folder")->capture_default_str();
-  vl->add_option("--seed", va.seed, "the seed")->capture_default_str();
-
-  ThesisArgs ta;
-  ta.profiles = data + "/profiles";
-  ta.traces = data + "/traces";
-  CLI::App* th = app.add_subcommand("thesis", "the thesis's Figs 7, 8 (and 9, 10) and 16, simulated");
-  th->add_option("--out", ta.out, "where thesis.json goes")->required();
-  th->add_option("--profiles", ta.profiles, "the profiles folder")->capture_default_str();
-  th->add_option("--traces", ta.traces, "the traces folder")->capture_default_str();
-  th->add_option("--seed", ta.seed, "the seed")->capture_default_str();
-
-  CalibrateArgs ca;
-  CLI::App* cal = app.add_subcommand("calibrate", "measure this machine into a profile");
-  cal->add_option("--out", ca.out, "the profile to write")->required();
-  cal->add_option("--name", ca.name, "the profile's name")->capture_default_str();
-  cal->add_option("--file", ca.file, "a file on the disk to measure (written first if missing)");
-  cal->add_option("--size-mb", ca.file_mb, "the size of a file it writes, MiB")
-      ->check(CLI::Range(1, 1 << 20))
-      ->capture_default_str();
-  cal->add_option("--cpu", ca.cpu, "the core to measure on (default: the last)")->check(CLI::Range(0, 4095));
-  cal->add_option("--seconds", ca.seconds, "per disk measurement")->check(CLI::Range(0.1, 60.0))->capture_default_str();
-
-  ScaleArgs sc;
-  sc.profiles = data + "/profiles";
-  CLI::App* scl =
-      app.add_subcommand("scale", "many cores and devices: simulated seconds per second and the governor's cost");
-  scl->add_option("--out", sc.out, "where scale.json goes")->required();
-  scl->add_option("--cores", sc.cores, "core counts")->delimiter(',')->capture_default_str();
-  scl->add_option("--profiles", sc.profiles, "the profiles folder")->capture_default_str();
-  scl->add_option("--runtime", sc.seconds, "simulated seconds per point")
-      ->check(CLI::Range(0.01, 60.0))
-      ->capture_default_str();
-
+  // In the order --help lists them.
+  const Command commands[] = {add_run(app, data),      add_suite(app, data),  add_sensitivity(app, data),
+                              add_validate(app, data), add_thesis(app, data), add_calibrate(app),
+                              add_scale(app, data)};
   try {
     app.parse(argc, argv);
-    if (quick) sa.grid = "quick";
-    if (su->parsed()) need_dir("--out", sa.out);
-    if (sen->parsed()) need_dir("--out", se.out);
-    for (const std::string& kv : suite_params) {
-      std::string why;
-      if (!hio::set_policy_knob(sa.policy, kv, &why)) throw CLI::ValidationError("--param", why);
-    }
-    for (const std::string& kv : run_params) {
-      std::string why;
-      if (!hio::set_policy_knob(ra.policy, kv, &why)) throw CLI::ValidationError("--param", why);
-    }
-    if (vl->parsed()) need_dir("--out", va.out);
-    if (th->parsed()) need_dir("--out", ta.out);
-    if (scl->parsed()) need_dir("--out", sc.out);
+    for (const Command& c : commands)
+      if (c.app->parsed()) c.check();
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
@@ -187,13 +229,8 @@ int hio_sim(int argc, char** argv) {
     return 2;
   }
   try {
-    if (run->parsed()) return run_command(ra);
-    if (su->parsed()) return suite(sa);
-    if (vl->parsed()) return validate(va);
-    if (th->parsed()) return thesis(ta);
-    if (cal->parsed()) return calibrate(ca);
-    if (scl->parsed()) return scale(sc);
-    if (sen->parsed()) return sensitivity(se);
+    for (const Command& c : commands)
+      if (c.app->parsed()) return c.run();
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "hio-sim: %s\n", e.what());
     return 2;

@@ -2,6 +2,7 @@
 #include "config.hpp"
 
 #include <cstdlib>
+#include <optional>
 #include <string_view>
 
 namespace hybridio::rocksdb {
@@ -37,14 +38,29 @@ std::string bad(const std::string& uri, const std::string& key, const std::strin
   return "hybridio URI '" + uri + "': bad value '" + v + "' for " + key + " (expected " + expected + ")";
 }
 
-std::string set(const std::string& uri, const std::string& key, const std::string& v, Config* c) {
-  uint64_t n = 0;
+// The setters below each take one group of keys: they return the error for a
+// bad value ("" for a good one), or nothing when the key is not theirs.
+
+std::optional<std::string> set_completion(const std::string& uri, const std::string& key, const std::string& v,
+                                          Config* c) {
   if (key == "completion" || key == "background_completion") {
     if (!parse_wait(v, key == "completion" ? &c->wait : &c->background))
       return bad(uri, key, v, "interrupt, poll, hybrid or adaptive");
   } else if (key == "adaptive_objective") {
     if (hio_objective_parse(v.c_str(), &c->objective) < 0) return bad(uri, key, v, "shared or own");
-  } else if (key == "cache_mb") {
+  } else if (key == "depth") {
+    uint64_t n = 0;
+    if (!parse_uint(v, 4096, &n) || n == 0) return bad(uri, key, v, "a queue depth, 1..4096");
+    c->depth = unsigned(n);
+  } else {
+    return std::nullopt;
+  }
+  return "";
+}
+
+std::optional<std::string> set_cache(const std::string& uri, const std::string& key, const std::string& v, Config* c) {
+  if (key == "cache_mb") {
+    uint64_t n = 0;
     if (!parse_uint(v, 1 << 20, &n)) return bad(uri, key, v, "a size in MiB, 0..1048576");
     c->cache_mb = n;
   } else if (key == "cache_policy") {
@@ -54,12 +70,6 @@ std::string set(const std::string& uri, const std::string& key, const std::strin
       c->cache_policy = HIO_CACHE_WRITE_BACK;
     else
       return bad(uri, key, v, "writethrough or writeback");
-  } else if (key == "direct") {
-    if (v != "0" && v != "1") return bad(uri, key, v, "0 or 1");
-    c->direct = v == "1";
-  } else if (key == "depth") {
-    if (!parse_uint(v, 4096, &n) || n == 0) return bad(uri, key, v, "a queue depth, 1..4096");
-    c->depth = unsigned(n);
   } else if (key == "readahead") {
     if (v == "auto")
       c->readahead = HIO_READAHEAD_AUTO;
@@ -69,6 +79,16 @@ std::string set(const std::string& uri, const std::string& key, const std::strin
       c->readahead = HIO_READAHEAD_ON;
     else
       return bad(uri, key, v, "auto, off or on");
+  } else {
+    return std::nullopt;
+  }
+  return "";
+}
+
+std::optional<std::string> set_file(const std::string& uri, const std::string& key, const std::string& v, Config* c) {
+  if (key == "direct") {
+    if (v != "0" && v != "1") return bad(uri, key, v, "0 or 1");
+    c->direct = v == "1";
   } else if (key == "writes") {
     if (v != "posix" && v != "hybridio") return bad(uri, key, v, "posix or hybridio");
     c->hybridio_writes = v == "hybridio";
@@ -79,16 +99,28 @@ std::string set(const std::string& uri, const std::string& key, const std::strin
   } else if (key == "stats") {
     if (v.empty()) return bad(uri, key, v, "stderr or a file path");
     c->stats = v;
-  } else if (key == "wait" || key == "objective" || key == "background") {
+  } else {
+    return std::nullopt;
+  }
+  return "";
+}
+
+// A key under its old spelling is told the new one.
+std::string unknown_key(const std::string& uri, const std::string& key) {
+  if (key == "wait" || key == "objective" || key == "background") {
     const char* now = key == "wait"        ? "completion"
                       : key == "objective" ? "adaptive_objective"
                                            : "background_completion";
     return "hybridio URI '" + uri + "': unknown key '" + key + "': it is spelled '" + now +
            "', as hio-bench's option and the fio engine's";
-  } else {
-    return "hybridio URI '" + uri + "': unknown key '" + key + "' (keys: " + kKeys + ")";
   }
-  return "";
+  return "hybridio URI '" + uri + "': unknown key '" + key + "' (keys: " + kKeys + ")";
+}
+
+std::string set(const std::string& uri, const std::string& key, const std::string& v, Config* c) {
+  for (auto setter : {set_completion, set_cache, set_file})
+    if (std::optional<std::string> err = setter(uri, key, v, c)) return *err;
+  return unknown_key(uri, key);
 }
 
 }  // namespace

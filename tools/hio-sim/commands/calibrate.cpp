@@ -323,6 +323,213 @@ bool kernel_has_eevdf(const std::string& release) {
   return major > 6 || (major == 6 && minor >= 6);
 }
 
+void say(const CalibrateArgs& a, const char* what) {
+  if (!a.quiet) std::fprintf(stderr, "calibrate: %s\n", what);
+}
+
+// What reading each of the governor's signals costs on cpu.
+struct CounterReads {
+  double clock_ns, thread_clock_ns, idle_read_ns, psi_read_ns;
+};
+
+CounterReads counter_reads(int cpu) {
+  char buf[512];
+  std::string state0 = "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/cpuidle/state0/time";
+  int sfd = open(state0.c_str(), O_RDONLY | O_CLOEXEC), pfd = open("/proc/pressure/cpu", O_RDONLY | O_CLOEXEC);
+  CounterReads r;
+  r.clock_ns = per_call([] { (void)now_ns(); });
+  r.thread_clock_ns = per_call([] { (void)thread_cpu_ns(); });
+  r.idle_read_ns = sfd >= 0 ? per_call([&] { (void)!pread(sfd, buf, sizeof buf, 0); }) : 1500;
+  r.psi_read_ns = pfd >= 0 ? per_call([&] { (void)!pread(pfd, buf, sizeof buf, 0); }) : 2000;
+  if (sfd >= 0) close(sfd);
+  if (pfd >= 0) close(pfd);
+  return r;
+}
+
+// What the library measures a sleep to cost (WakeCost), 20 times over on cpu.
+void library_wakes(int cpu, std::vector<double>& wcpu, std::vector<double>& wlate) {
+  std::thread([&] {
+    pin(cpu);
+    for (int i = 0; i < 20; i++) {
+      WakeCost w = measure_wake_cost(32);
+      wcpu.push_back(w.cpu_ns);
+      wlate.push_back(w.late_ns);
+    }
+  }).join();
+}
+
+// A sleep's three parts (SleepCost, docs/simulator.md): on a busy core (a
+// SCHED_IDLE spinner beside, which a woken thread preempts at once) a long
+// sleep's lateness is interrupt + switch + wake-up and its CPU is the way
+// in + the wake-up + the switch; a sleep so short that it ends on the way
+// in costs the way in and the way back.
+SleepCost split_sleep(double short_cpu, double busy_cpu, double busy_late, double irq, double sw_ns) {
+  SleepCost c;
+  c.wake_ns = Time(std::max(0.0, busy_late - irq - sw_ns));
+  c.block_ns = Time(std::max(0.0, busy_cpu - double(c.wake_ns) - sw_ns));
+  c.unblock_ns = Time(std::max(0.0, short_cpu - double(c.block_ns)));
+  return c;
+}
+
+// Timer sleeps on a busy core, too short to block, and on an idle core; an
+// interrupt's cost, and a timer sleep's parts, from them.
+struct TimerSleeps {
+  Wakes busy, too_short, idle;
+  double irq_ns;
+  SleepCost cost;
+};
+
+TimerSleeps timer_sleeps(int cpu, double sw_ns) {
+  TimerSleeps t;
+  {
+    IdleSpinner spin(cpu);
+    t.busy = timer_wakes(cpu, 3000);
+  }
+  t.too_short = timer_wakes(cpu, 3000, 1000);
+  t.idle = timer_wakes(cpu, 3000);
+  t.irq_ns = std::max(200.0, t.idle.hidden_per);
+  t.cost = split_sleep(t.too_short.thread_cpu_per, t.busy.thread_cpu_per, median(t.busy.late_ns), t.irq_ns, sw_ns);
+  return t;
+}
+
+std::string emu_spec(double lat_us) { return "emu:lat_us=" + std::to_string(lat_us) + ",jitter_us=0,iops=100000000"; }
+
+// The emulated backend: its CPU per I/O, a wait's parts, and what a wake-up
+// after 1 us to 1 ms of idle adds.
+struct EmuBackend {
+  Run fast, too_short, busy;
+  double io_ns, busy_late;
+  SleepCost wait;
+  json exits = json::object(), idle_late = json::object();
+};
+
+EmuBackend emu_backend(int cpu, double irq_ns, double sw_ns) {
+  EmuBackend e;
+  e.fast = io_run(emu_spec(1), HIO_WAIT_POLL, 4096, 1, 0.3, cpu, 1ull << 30);
+  e.io_ns = std::max(100.0, 1e9 / e.fast.iops - 1000);
+  e.too_short = io_run(emu_spec(1), HIO_WAIT_INTERRUPT, 4096, 1, 0.3, cpu, 1ull << 30);
+  {
+    IdleSpinner spin(cpu);
+    e.busy = io_run(emu_spec(100), HIO_WAIT_INTERRUPT, 4096, 1, 0.5, cpu, 1ull << 30);
+  }
+  e.busy_late = mean(e.busy.lat_ns) - 100'000;
+  e.wait = split_sleep(e.too_short.cpu_per_io - e.io_ns, e.busy.cpu_per_io - e.io_ns, e.busy_late, irq_ns, sw_ns);
+  // Waking on an idle core costs more the longer it idled (a deeper C-state;
+  // a guest's host stops polling for its vCPU): what an idle core adds to
+  // the busy core's lateness, by how long it idled.
+  for (double us : {6.0, 10.0, 15.0, 20.0, 30.0, 50.0, 100.0, 200.0, 500.0, 1000.0}) {
+    Run r = io_run(emu_spec(us), HIO_WAIT_INTERRUPT, 4096, 1, us >= 500 ? 0.6 : 0.3, cpu, 1ull << 30);
+    double idled = std::max(0.0, us * 1000 - double(e.wait.block_ns));
+    std::vector<double> extra;
+    for (double l : r.lat_ns) extra.push_back(std::max(0.0, l - us * 1000 - e.busy_late));
+    e.exits[std::to_string(uint64_t(idled))] = quantile_list(extra);
+    e.idle_late[std::to_string(uint64_t(us * 1000))] = std::round(mean(r.lat_ns) - us * 1000);
+  }
+  return e;
+}
+
+json cost_json(const SleepCost& c) {
+  return json{{"block_ns", c.block_ns}, {"unblock_ns", c.unblock_ns}, {"wake_ns", c.wake_ns}};
+}
+
+// The measurements behind the profile's figures, kept in its "about".
+json measured_json(const TimerSleeps& timer, const EmuBackend& emu) {
+  return {
+      {"timer_sleep_busy_core_late_ns", quantile_list(timer.busy.late_ns)},
+      {"timer_sleep_cpu_ns",
+       {{"busy_core", std::round(timer.busy.thread_cpu_per)},
+        {"idle_core", std::round(timer.idle.thread_cpu_per)},
+        {"too_short_to_block", std::round(timer.too_short.thread_cpu_per)}}},
+      {"hidden_busy_per_wake_ns", std::round(timer.idle.hidden_per)},
+      {"emu_poll_iops_at_1us", std::round(emu.fast.iops)},
+      {"emu_interrupt_cpu_per_io_ns",
+       {{"at_1us", std::round(emu.too_short.cpu_per_io)}, {"at_100us_busy_core", std::round(emu.busy.cpu_per_io)}}},
+      {"emu_interrupt_late_ns_by_latency_idle_core", emu.idle_late},
+      {"emu_interrupt_late_ns_at_100us_busy_core", std::round(emu.busy_late)},
+  };
+}
+
+// The disk file, file_mb MiB, where it is missing.
+void write_disk_file(const CalibrateArgs& a) {
+  if (access(a.file.c_str(), R_OK) == 0) return;
+  say(a, "writing the disk file");
+  std::FILE* f = std::fopen(a.file.c_str(), "wb");
+  if (!f) throw std::runtime_error("cannot create " + a.file + ": " + std::strerror(errno));
+  std::vector<char> chunk(1 << 20, 'h');
+  for (uint64_t w = 0; w < a.file_mb; w++) std::fwrite(chunk.data(), 1, chunk.size(), f);
+  std::fclose(f);
+}
+
+// The disk's drift from second to second: the spread of log IOPS, and its
+// correlation from one second to the next.
+std::pair<double, double> disk_drift(const CalibrateArgs& a, int cpu) {
+  std::vector<double> logs;
+  logs.reserve(6);
+  for (int i = 0; i < 6; i++) logs.push_back(std::log(io_run(a.file, HIO_WAIT_POLL, 4096, 1, a.seconds, cpu, 0).iops));
+  double lm = mean(logs), var = 0, cov = 0;
+  for (double l : logs) var += (l - lm) * (l - lm) / double(logs.size());
+  for (size_t i = 1; i < logs.size(); i++) cov += (logs[i] - lm) * (logs[i - 1] - lm) / double(logs.size());
+  return {std::sqrt(var), var > 0 ? std::clamp(cov / var, 0.0, 0.95) : 0.5};
+}
+
+// The disk: its interface and device into profile p, what was measured of
+// it into measured.
+void calibrate_disk(const CalibrateArgs& a, int cpu, const EmuBackend& emu, double irq_ns, double sw_ns, json& p,
+                    json& measured) {
+  write_disk_file(a);
+  say(a, "the disk: latency per size by polling, interrupts on an idle and a busy core");
+  double syscall_ns = ring_syscall_ns();
+  double disk_io_ns = emu.io_ns + syscall_ns;
+  Run intr = io_run(a.file, HIO_WAIT_INTERRUPT, 4096, 1, a.seconds, cpu, 0);
+  Run intr_busy;
+  {
+    IdleSpinner spin(cpu);
+    intr_busy = io_run(a.file, HIO_WAIT_INTERRUPT, 4096, 1, a.seconds, cpu, 0);
+  }
+  // The interrupt's handler runs on the core beside our sleeping thread.
+  double disk_irq_ns = std::max(irq_ns, intr.hidden_per_io);
+  json lat;
+  double lat4k_mean = 0, poll_lat_mean = 0;
+  for (uint32_t bs : {4096u, 16384u, 65536u, 262144u}) {
+    Run r = io_run(a.file, HIO_WAIT_POLL, bs, 1, a.seconds, cpu, 0);
+    std::vector<double> dev;
+    for (double l : r.lat_ns) dev.push_back(std::max(1000.0, l - disk_io_ns - disk_irq_ns));
+    lat[std::to_string(bs)] = quantile_list(dev);
+    if (bs == 4096) {
+      poll_lat_mean = mean(r.lat_ns);
+      lat4k_mean = mean(dev);
+      measured["disk_poll_iops_4k"] = std::round(r.iops);
+    }
+  }
+  say(a, "the disk: depth 32, and its drift from second to second");
+  Run deep = io_run(a.file, HIO_WAIT_INTERRUPT, 4096, 32, a.seconds, cpu, 0);
+  auto [drift_sd, drift_corr] = disk_drift(a, cpu);
+  // A disk wait blocks on the ring without a timer: its way back measured
+  // as what interrupts add to polling's latency beside a busy core; one
+  // that ends before it blocks taken to cost what the emulated backend's does.
+  SleepCost disk_wait = split_sleep(emu.too_short.cpu_per_io - emu.io_ns, intr_busy.cpu_per_io - disk_io_ns,
+                                    mean(intr_busy.lat_ns) - poll_lat_mean + disk_irq_ns, disk_irq_ns, sw_ns);
+  json disk_if = cost_json(disk_wait);
+  disk_if["io_ns"] = std::round(disk_io_ns);
+  disk_if["irq_ns"] = std::round(disk_irq_ns);
+  p["interfaces"]["disk"] = disk_if;
+  p["devices"]["disk"] = {{"channels", std::max(1.0, std::round(deep.iops * lat4k_mean / 1e9))},
+                          {"iops", 0},
+                          {"drift_sd", drift_sd},
+                          {"drift_corr_1s", drift_corr},
+                          {"latency_ns", lat}};
+  measured["disk_file"] = a.file;
+  measured["disk_interrupt_iops_4k"] = std::round(intr.iops);
+  measured["disk_interrupt_cpu_per_io_ns"] = {{"idle_core", std::round(intr.cpu_per_io)},
+                                              {"busy_core", std::round(intr_busy.cpu_per_io)}};
+  measured["disk_interrupt_hidden_per_io_ns"] = std::round(intr.hidden_per_io);
+  measured["disk_lat_mean_ns"] = {{"poll", std::round(poll_lat_mean)},
+                                  {"interrupt_idle_core", std::round(mean(intr.lat_ns))},
+                                  {"interrupt_busy_core", std::round(mean(intr_busy.lat_ns))}};
+  measured["disk_qd32_interrupt_iops"] = std::round(deep.iops);
+  measured["ring_syscall_ns"] = std::round(syscall_ns);
+}
+
 }  // namespace
 
 int calibrate(const CalibrateArgs& a) {
@@ -332,81 +539,17 @@ int calibrate(const CalibrateArgs& a) {
     std::fprintf(stderr, "hio-sim calibrate: --cpu %d does not exist (this machine has %d)\n", cpu, ncpu);
     return 2;
   }
-  auto say = [&](const char* what) {
-    if (!a.quiet) std::fprintf(stderr, "calibrate: %s\n", what);
-  };
   json facts = machine_facts(cpu);
-
-  say("a context switch, and what a counter read costs");
+  say(a, "a context switch, and what a counter read costs");
   double sw_ns = switch_ns(cpu);
-  char buf[512];
-  std::string state0 = "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/cpuidle/state0/time";
-  int sfd = open(state0.c_str(), O_RDONLY | O_CLOEXEC), pfd = open("/proc/pressure/cpu", O_RDONLY | O_CLOEXEC);
-  double clock_ns = per_call([] { (void)now_ns(); });
-  double thread_clock_ns = per_call([] { (void)thread_cpu_ns(); });
-  double idle_read_ns = sfd >= 0 ? per_call([&] { (void)!pread(sfd, buf, sizeof buf, 0); }) : 1500;
-  double psi_read_ns = pfd >= 0 ? per_call([&] { (void)!pread(pfd, buf, sizeof buf, 0); }) : 2000;
-  if (sfd >= 0) close(sfd);
-  if (pfd >= 0) close(pfd);
-
-  say("what the library measures a sleep to cost");
+  CounterReads reads = counter_reads(cpu);
+  say(a, "what the library measures a sleep to cost");
   std::vector<double> wcpu, wlate;
-  std::thread([&] {
-    pin(cpu);
-    for (int i = 0; i < 20; i++) {
-      WakeCost w = measure_wake_cost(32);
-      wcpu.push_back(w.cpu_ns);
-      wlate.push_back(w.late_ns);
-    }
-  }).join();
-
-  // A sleep's three parts (SleepCost, docs/simulator.md): on a busy core (a
-  // SCHED_IDLE spinner beside, which a woken thread preempts at once) a long
-  // sleep's lateness is interrupt + switch + wake-up and its CPU is the way
-  // in + the wake-up + the switch; a sleep so short that it ends on the way
-  // in costs the way in and the way back.
-  say("timer sleeps: on a busy core, and too short to block");
-  Wakes timer_busy, timer_short;
-  {
-    IdleSpinner spin(cpu);
-    timer_busy = timer_wakes(cpu, 3000);
-  }
-  timer_short = timer_wakes(cpu, 3000, 1000);
-  Wakes timer_idle = timer_wakes(cpu, 3000);
-  double irq_ns = std::max(200.0, timer_idle.hidden_per);
-  auto split = [&](double short_cpu, double busy_cpu, double busy_late, double irq) {
-    SleepCost c;
-    c.wake_ns = Time(std::max(0.0, busy_late - irq - sw_ns));
-    c.block_ns = Time(std::max(0.0, busy_cpu - double(c.wake_ns) - sw_ns));
-    c.unblock_ns = Time(std::max(0.0, short_cpu - double(c.block_ns)));
-    return c;
-  };
-  SleepCost timer = split(timer_short.thread_cpu_per, timer_busy.thread_cpu_per, median(timer_busy.late_ns), irq_ns);
-
-  say("the emulated backend: its CPU per I/O, its waits, and a wake-up after 1 us to 1 ms of idle");
-  auto emu = [](double lat_us) { return "emu:lat_us=" + std::to_string(lat_us) + ",jitter_us=0,iops=100000000"; };
-  Run emu_fast = io_run(emu(1), HIO_WAIT_POLL, 4096, 1, 0.3, cpu, 1ull << 30);
-  double emu_io_ns = std::max(100.0, 1e9 / emu_fast.iops - 1000);
-  Run emu_short = io_run(emu(1), HIO_WAIT_INTERRUPT, 4096, 1, 0.3, cpu, 1ull << 30);
-  Run emu_busy;
-  {
-    IdleSpinner spin(cpu);
-    emu_busy = io_run(emu(100), HIO_WAIT_INTERRUPT, 4096, 1, 0.5, cpu, 1ull << 30);
-  }
-  double emu_busy_late = mean(emu_busy.lat_ns) - 100'000;
-  SleepCost emu_wait = split(emu_short.cpu_per_io - emu_io_ns, emu_busy.cpu_per_io - emu_io_ns, emu_busy_late, irq_ns);
-  // Waking on an idle core costs more the longer it idled (a deeper C-state;
-  // a guest's host stops polling for its vCPU): what an idle core adds to
-  // the busy core's lateness, by how long it idled.
-  json exits = json::object(), idle_late = json::object();
-  for (double us : {6.0, 10.0, 15.0, 20.0, 30.0, 50.0, 100.0, 200.0, 500.0, 1000.0}) {
-    Run r = io_run(emu(us), HIO_WAIT_INTERRUPT, 4096, 1, us >= 500 ? 0.6 : 0.3, cpu, 1ull << 30);
-    double idled = std::max(0.0, us * 1000 - double(emu_wait.block_ns));
-    std::vector<double> extra;
-    for (double l : r.lat_ns) extra.push_back(std::max(0.0, l - us * 1000 - emu_busy_late));
-    exits[std::to_string(uint64_t(idled))] = quantile_list(extra);
-    idle_late[std::to_string(uint64_t(us * 1000))] = std::round(mean(r.lat_ns) - us * 1000);
-  }
+  library_wakes(cpu, wcpu, wlate);
+  say(a, "timer sleeps: on a busy core, and too short to block");
+  TimerSleeps timer = timer_sleeps(cpu, sw_ns);
+  say(a, "the emulated backend: its CPU per I/O, its waits, and a wake-up after 1 us to 1 ms of idle");
+  EmuBackend emu = emu_backend(cpu, timer.irq_ns, sw_ns);
 
   json p;
   p["name"] = a.name;
@@ -414,109 +557,29 @@ int calibrate(const CalibrateArgs& a) {
   p["online_cpus"] = ncpu;
   p["scheduler"] = {{"kind", kernel_has_eevdf(facts["kernel"]) ? "eevdf" : "cfs"}, {"hz", facts.value("hz", 250)}};
   std::string hp = facts.contains("haltpoll") ? facts["haltpoll"].value("guest_halt_poll_ns", "0") : "0";
-  p["idle"] = {{"poll_window_ns", std::atof(hp.c_str())}, {"exit_ns", exits}, {"poll_exit_ns", 0}};
-  p["irq_ns"] = std::round(irq_ns);
+  p["idle"] = {{"poll_window_ns", std::atof(hp.c_str())}, {"exit_ns", emu.exits}, {"poll_exit_ns", 0}};
+  p["irq_ns"] = std::round(timer.irq_ns);
   p["switch_ns"] = std::round(sw_ns);
-  auto cost_json = [](const SleepCost& c) {
-    return json{{"block_ns", c.block_ns}, {"unblock_ns", c.unblock_ns}, {"wake_ns", c.wake_ns}};
-  };
-  p["sleep"] = cost_json(timer);
-  p["reads"] = {
-      {"clock_ns", std::round(clock_ns)},         {"thread_clock_ns", std::round(thread_clock_ns)},
-      {"idle_read_ns", std::round(idle_read_ns)}, {"idle_states", std::max<size_t>(1, facts["cpuidle_states"].size())},
-      {"psi_read_ns", std::round(psi_read_ns)},   {"psi", facts["psi"]}};
+  p["sleep"] = cost_json(timer.cost);
+  p["reads"] = {{"clock_ns", std::round(reads.clock_ns)},
+                {"thread_clock_ns", std::round(reads.thread_clock_ns)},
+                {"idle_read_ns", std::round(reads.idle_read_ns)},
+                {"idle_states", std::max<size_t>(1, facts["cpuidle_states"].size())},
+                {"psi_read_ns", std::round(reads.psi_read_ns)},
+                {"psi", facts["psi"]}};
   p["library_wake_cost"] = {{"cpu_ns", std::round(median(wcpu))}, {"late_ns", std::round(median(wlate))}};
-  json emu_if = cost_json(emu_wait);
-  emu_if["io_ns"] = std::round(emu_io_ns);
+  json emu_if = cost_json(emu.wait);
+  emu_if["io_ns"] = std::round(emu.io_ns);
   p["interfaces"]["emu"] = emu_if;
-  json measured = {
-      {"timer_sleep_busy_core_late_ns", quantile_list(timer_busy.late_ns)},
-      {"timer_sleep_cpu_ns",
-       {{"busy_core", std::round(timer_busy.thread_cpu_per)},
-        {"idle_core", std::round(timer_idle.thread_cpu_per)},
-        {"too_short_to_block", std::round(timer_short.thread_cpu_per)}}},
-      {"hidden_busy_per_wake_ns", std::round(timer_idle.hidden_per)},
-      {"emu_poll_iops_at_1us", std::round(emu_fast.iops)},
-      {"emu_interrupt_cpu_per_io_ns",
-       {{"at_1us", std::round(emu_short.cpu_per_io)}, {"at_100us_busy_core", std::round(emu_busy.cpu_per_io)}}},
-      {"emu_interrupt_late_ns_by_latency_idle_core", idle_late},
-      {"emu_interrupt_late_ns_at_100us_busy_core", std::round(emu_busy_late)},
-  };
-
-  if (!a.file.empty()) {
-    if (access(a.file.c_str(), R_OK) != 0) {
-      say("writing the disk file");
-      std::FILE* f = std::fopen(a.file.c_str(), "wb");
-      if (!f) throw std::runtime_error("cannot create " + a.file + ": " + std::strerror(errno));
-      std::vector<char> chunk(1 << 20, 'h');
-      for (uint64_t w = 0; w < a.file_mb; w++) std::fwrite(chunk.data(), 1, chunk.size(), f);
-      std::fclose(f);
-    }
-    say("the disk: latency per size by polling, interrupts on an idle and a busy core");
-    double syscall_ns = ring_syscall_ns();
-    double disk_io_ns = emu_io_ns + syscall_ns;
-    Run intr = io_run(a.file, HIO_WAIT_INTERRUPT, 4096, 1, a.seconds, cpu, 0);
-    Run intr_busy;
-    {
-      IdleSpinner spin(cpu);
-      intr_busy = io_run(a.file, HIO_WAIT_INTERRUPT, 4096, 1, a.seconds, cpu, 0);
-    }
-    // The interrupt's handler runs on the core beside our sleeping thread.
-    double disk_irq_ns = std::max(irq_ns, intr.hidden_per_io);
-    json lat;
-    double lat4k_mean = 0, poll_lat_mean = 0;
-    for (uint32_t bs : {4096u, 16384u, 65536u, 262144u}) {
-      Run r = io_run(a.file, HIO_WAIT_POLL, bs, 1, a.seconds, cpu, 0);
-      std::vector<double> dev;
-      for (double l : r.lat_ns) dev.push_back(std::max(1000.0, l - disk_io_ns - disk_irq_ns));
-      lat[std::to_string(bs)] = quantile_list(dev);
-      if (bs == 4096) {
-        poll_lat_mean = mean(r.lat_ns);
-        lat4k_mean = mean(dev);
-        measured["disk_poll_iops_4k"] = std::round(r.iops);
-      }
-    }
-    say("the disk: depth 32, and its drift from second to second");
-    Run deep = io_run(a.file, HIO_WAIT_INTERRUPT, 4096, 32, a.seconds, cpu, 0);
-    std::vector<double> logs;
-    logs.reserve(6);
-    for (int i = 0; i < 6; i++)
-      logs.push_back(std::log(io_run(a.file, HIO_WAIT_POLL, 4096, 1, a.seconds, cpu, 0).iops));
-    double lm = mean(logs), var = 0, cov = 0;
-    for (double l : logs) var += (l - lm) * (l - lm) / double(logs.size());
-    for (size_t i = 1; i < logs.size(); i++) cov += (logs[i] - lm) * (logs[i - 1] - lm) / double(logs.size());
-    // A disk wait blocks on the ring without a timer: its way back measured
-    // as what interrupts add to polling's latency beside a busy core; one
-    // that ends before it blocks taken to cost what the emulated backend's does.
-    SleepCost disk_wait = split(emu_short.cpu_per_io - emu_io_ns, intr_busy.cpu_per_io - disk_io_ns,
-                                mean(intr_busy.lat_ns) - poll_lat_mean + disk_irq_ns, disk_irq_ns);
-    json disk_if = cost_json(disk_wait);
-    disk_if["io_ns"] = std::round(disk_io_ns);
-    disk_if["irq_ns"] = std::round(disk_irq_ns);
-    p["interfaces"]["disk"] = disk_if;
-    p["devices"]["disk"] = {{"channels", std::max(1.0, std::round(deep.iops * lat4k_mean / 1e9))},
-                            {"iops", 0},
-                            {"drift_sd", std::sqrt(var)},
-                            {"drift_corr_1s", var > 0 ? std::clamp(cov / var, 0.0, 0.95) : 0.5},
-                            {"latency_ns", lat}};
-    measured["disk_file"] = a.file;
-    measured["disk_interrupt_iops_4k"] = std::round(intr.iops);
-    measured["disk_interrupt_cpu_per_io_ns"] = {{"idle_core", std::round(intr.cpu_per_io)},
-                                                {"busy_core", std::round(intr_busy.cpu_per_io)}};
-    measured["disk_interrupt_hidden_per_io_ns"] = std::round(intr.hidden_per_io);
-    measured["disk_lat_mean_ns"] = {{"poll", std::round(poll_lat_mean)},
-                                    {"interrupt_idle_core", std::round(mean(intr.lat_ns))},
-                                    {"interrupt_busy_core", std::round(mean(intr_busy.lat_ns))}};
-    measured["disk_qd32_interrupt_iops"] = std::round(deep.iops);
-    measured["ring_syscall_ns"] = std::round(syscall_ns);
-  }
+  json measured = measured_json(timer, emu);
+  if (!a.file.empty()) calibrate_disk(a, cpu, emu, timer.irq_ns, sw_ns, p, measured);
   p["about"] = {{"made_by", "hio-sim calibrate"}, {"machine", facts}, {"measured", measured}};
   // The profile must read back: the simulator's own check of what it wrote.
   Profile::from_json(p, a.out);
   std::ofstream o(a.out);
   if (!o) throw std::runtime_error("cannot write " + a.out);
   o << p.dump(2) << "\n";
-  say(("wrote " + a.out).c_str());
+  say(a, ("wrote " + a.out).c_str());
   return 0;
 }
 

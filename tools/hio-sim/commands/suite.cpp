@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -86,112 +87,116 @@ json summary_of(const std::vector<double>& v) {
           {"share_at_least_1", share(1.0)}};
 }
 
-}  // namespace
-
-json run_suite(const SuiteArgs& a) {
-  Profile here = Profile::load(Profile::resolve("here-virtio", a.profiles));
-  Profile bare = Profile::load(Profile::resolve("baremetal", a.profiles));
-  // The measured disk stays the same device on either machine.
-  if (!bare.devices.count("disk")) bare.devices["disk"] = here.devices.at("disk");
-  std::map<std::string, Trace> traces;
-  for (const char* t : {"mixgraph", "readrandom"}) traces[t] = Trace::load(a.traces + "/" + t + ".csv.gz");
-
-  if (a.grid != "full" && a.grid != "medium" && a.grid != "quick")
-    throw std::invalid_argument("unknown grid '" + a.grid + "' (full, medium, quick)");
-  bool quick = a.grid == "quick";
-  Grid g = grid(a.grid);
+std::vector<Group> groups_of(const Grid& g) {
   std::vector<Group> groups;
   for (const auto& d : g.devices)
     for (const auto& w : g.wakes)
       for (const auto& n : g.neighbours)
         for (int t : g.threads)
           for (const auto& wl : g.workloads) groups.push_back({d, w, n, wl, t});
+  return groups;
+}
 
-  // A rate-limited workload runs at 30% of what one thread polling alone does there.
-  std::map<std::string, double> rate;
-  std::mutex mu;
-  auto base_of = [&](const Group& gr, const Profile& p) {
+// A group's scenario. A rate-limited workload runs at 30% of what one thread
+// polling alone does there, measured once per device and machine.
+class Scenarios {
+ public:
+  Scenarios(const SuiteArgs& a, const std::map<std::string, Trace>& traces)
+      : a_(a), traces_(traces), quick_(a.grid == "quick") {}
+
+  Scenario of(const Group& gr, const Profile& p) {
     Scenario s;
     s.device = gr.device == "here-virtio" ? "disk" : gr.device;
     s.threads_per_core = gr.threads;
     s.neighbour = NeighbourSpec::parse(gr.neighbour);
-    s.duration_ns = duration_for(s.neighbour, quick);
+    s.duration_ns = duration_for(s.neighbour, quick_);
     s.warmup_ns = 100 * kMs;
-    s.seed = hash(gr.name(), a.seed);
-    s.io.policy = a.policy;
+    s.seed = hash(gr.name(), a_.seed);
+    s.io.policy = a_.policy;
     if (gr.workload == "qd4") s.io.depth = 4;
-    if (gr.workload == "mixgraph" || gr.workload == "readrandom") s.io.trace = &traces.at(gr.workload);
-    if (gr.workload == "rate30") {
-      std::string key = gr.device + "/" + gr.wake;
-      std::lock_guard<std::mutex> l(mu);
-      if (!rate.count(key)) {
-        Scenario probe;
-        probe.device = s.device;
-        probe.io.wait = Wait::poll;
-        probe.duration_ns = 300 * kMs;
-        probe.seed = a.seed;
-        rate[key] = 0.3 * run(probe, p).iops;
-      }
-      s.io.rate_iops = rate[key];
-    }
+    if (gr.workload == "mixgraph" || gr.workload == "readrandom") s.io.trace = &traces_.at(gr.workload);
+    if (gr.workload == "rate30") s.io.rate_iops = rate30(gr.device + "/" + gr.wake, s.device, p);
     return s;
-  };
+  }
 
-  std::vector<json> entries(groups.size() * 2);
+ private:
+  double rate30(const std::string& key, const std::string& device, const Profile& p) {
+    std::lock_guard<std::mutex> l(mu_);
+    if (!rate_.count(key)) {
+      Scenario probe;
+      probe.device = device;
+      probe.io.wait = Wait::poll;
+      probe.duration_ns = 300 * kMs;
+      probe.seed = a_.seed;
+      rate_[key] = 0.3 * run(probe, p).iops;
+    }
+    return rate_[key];
+  }
+
+  const SuiteArgs& a_;
+  const std::map<std::string, Trace>& traces_;
+  bool quick_;
+  std::mutex mu_;
+  std::map<std::string, double> rate_;
+};
+
+// One group's scenario under one objective, scored: adaptive (or
+// adaptive-own) against each static strategy and the oracle.
+json entry(const Group& gr, const Scenario& s, Comparison& c, int own) {
+  std::string ad = own ? "adaptive-own" : "adaptive";
+  json scores, cpu;
+  for (const auto& st : kStrategies) {
+    if (st.rfind("adaptive", 0) == 0 && st != ad) continue;
+    scores[st == ad ? "adaptive" : st] = c.score(st, own);
+    cpu[st == ad ? "adaptive" : st] = c.runs[st].cpu_ns_per_io;
+  }
+  std::string best = c.best_static(own);
+  OracleResult o = oracle(c, s, own);
+  Reactions r = reactions(c, s, ad, own);
+  json e = {{"name", gr.name() + "/" + (own ? "own" : "shared")},
+            {"device", gr.device},
+            {"wake", gr.wake},
+            {"neighbour", gr.neighbour},
+            {"threads_per_core", gr.threads},
+            {"workload", gr.workload},
+            {"objective", own ? "own" : "shared"},
+            {"scores", scores},
+            {"best_static", best},
+            {"oracle", o.score},
+            {"oracle_switches", o.switches},
+            {"adaptive_vs_best_static", c.score(ad, own) / c.score(best, own)},
+            {"adaptive_vs_oracle", o.score > 0 ? c.score(ad, own) / o.score : 0},
+            {"adaptive_mode_share",
+             {{"interrupt", c.runs[ad].mode_share[0]},
+              {"poll", c.runs[ad].mode_share[1]},
+              {"hybrid", c.runs[ad].mode_share[2]}}},
+            {"cpu_ns_per_io", cpu}};
+  if (!r.ms.empty() || r.never)
+    e["reaction_ms"] = {
+        {"p50", percentile(r.ms, 0.5)}, {"p90", percentile(r.ms, 0.9)}, {"n", r.ms.size()}, {"never", r.never}};
+  return e;
+}
+
+// body(i) for each i below n on `jobs` threads; the first exception stops
+// the others from starting more, and is rethrown.
+void parallel_for(size_t n, int jobs, bool progress, const std::function<void(size_t)>& body) {
   std::atomic<size_t> next{0}, done{0};
   std::exception_ptr err;
-  int jobs = a.jobs > 0 ? a.jobs : int(std::max(1u, std::thread::hardware_concurrency()));
+  std::mutex mu;
   auto worker = [&] {
-    for (size_t i; (i = next++) < groups.size();) {
+    for (size_t i; (i = next++) < n;) {
       try {
-        const Group& gr = groups[i];
-        const Profile& p = gr.wake == "here" ? here : bare;
-        Scenario s = base_of(gr, p);
-        Comparison c = compare(s, p, kStrategies);
-        for (int own = 0; own < 2; own++) {
-          std::string ad = own ? "adaptive-own" : "adaptive";
-          json scores, cpu;
-          for (const auto& st : kStrategies) {
-            if (st.rfind("adaptive", 0) == 0 && st != ad) continue;
-            scores[st == ad ? "adaptive" : st] = c.score(st, own);
-            cpu[st == ad ? "adaptive" : st] = c.runs[st].cpu_ns_per_io;
-          }
-          std::string best = c.best_static(own);
-          OracleResult o = oracle(c, s, own);
-          Reactions r = reactions(c, s, ad, own);
-          json e = {{"name", gr.name() + "/" + (own ? "own" : "shared")},
-                    {"device", gr.device},
-                    {"wake", gr.wake},
-                    {"neighbour", gr.neighbour},
-                    {"threads_per_core", gr.threads},
-                    {"workload", gr.workload},
-                    {"objective", own ? "own" : "shared"},
-                    {"scores", scores},
-                    {"best_static", best},
-                    {"oracle", o.score},
-                    {"oracle_switches", o.switches},
-                    {"adaptive_vs_best_static", c.score(ad, own) / c.score(best, own)},
-                    {"adaptive_vs_oracle", o.score > 0 ? c.score(ad, own) / o.score : 0},
-                    {"adaptive_mode_share",
-                     {{"interrupt", c.runs[ad].mode_share[0]},
-                      {"poll", c.runs[ad].mode_share[1]},
-                      {"hybrid", c.runs[ad].mode_share[2]}}},
-                    {"cpu_ns_per_io", cpu}};
-          if (!r.ms.empty() || r.never)
-            e["reaction_ms"] = {
-                {"p50", percentile(r.ms, 0.5)}, {"p90", percentile(r.ms, 0.9)}, {"n", r.ms.size()}, {"never", r.never}};
-          entries[2 * i + size_t(own)] = e;
-        }
+        body(i);
       } catch (...) {
         std::lock_guard<std::mutex> l(mu);
         if (!err) err = std::current_exception();
-        next = groups.size();
+        next = n;
       }
       size_t d = ++done;
-      if (a.progress && (d % 20 == 0 || d == groups.size())) {
+      if (progress && (d % 20 == 0 || d == n)) {
         std::lock_guard<std::mutex> l(mu);
-        std::fprintf(stderr, "\rhio-sim suite: %zu/%zu scenario groups", d, groups.size());
-        if (d == groups.size()) std::fprintf(stderr, "\n");
+        std::fprintf(stderr, "\rhio-sim suite: %zu/%zu scenario groups", d, n);
+        if (d == n) std::fprintf(stderr, "\n");
       }
     }
   };
@@ -200,7 +205,27 @@ json run_suite(const SuiteArgs& a) {
   for (int j = 0; j < jobs; j++) pool.emplace_back(worker);
   for (auto& t : pool) t.join();
   if (err) std::rethrow_exception(err);
+}
 
+// The ten scenarios where adaptive fell furthest behind the best static strategy.
+json worst_ten(const std::vector<json>& entries) {
+  std::vector<const json*> worst;
+  worst.reserve(entries.size());
+  for (const json& e : entries) worst.push_back(&e);
+  std::sort(worst.begin(), worst.end(), [](const json* x, const json* y) {
+    return x->at("adaptive_vs_best_static").get<double>() < y->at("adaptive_vs_best_static").get<double>() ||
+           (x->at("adaptive_vs_best_static") == y->at("adaptive_vs_best_static") && x->at("name") < y->at("name"));
+  });
+  json worst10 = json::array();
+  for (size_t i = 0; i < std::min<size_t>(10, worst.size()); i++)
+    worst10.push_back(
+        {{"name", worst[i]->at("name")}, {"adaptive_vs_best_static", worst[i]->at("adaptive_vs_best_static")}});
+  return worst10;
+}
+
+// Adaptive over the best static strategy and the oracle across the
+// scenarios, by each of the grid's dimensions, and its reaction times.
+json summary(const std::vector<json>& entries) {
   std::vector<double> vs_best, vs_oracle, reaction_p50, reaction_p90;
   std::map<std::string, std::vector<double>> by;
   for (const json& e : entries) {
@@ -221,34 +246,51 @@ json run_suite(const SuiteArgs& a) {
   };
   json breakdown;
   for (const auto& [k, v] : by) breakdown[k] = summary_of(v);
-  std::vector<const json*> worst;
-  worst.reserve(entries.size());
-  for (const json& e : entries) worst.push_back(&e);
-  std::sort(worst.begin(), worst.end(), [](const json* x, const json* y) {
-    return x->at("adaptive_vs_best_static").get<double>() < y->at("adaptive_vs_best_static").get<double>() ||
-           (x->at("adaptive_vs_best_static") == y->at("adaptive_vs_best_static") && x->at("name") < y->at("name"));
-  });
-  json worst10 = json::array();
-  for (size_t i = 0; i < std::min<size_t>(10, worst.size()); i++)
-    worst10.push_back(
-        {{"name", worst[i]->at("name")}, {"adaptive_vs_best_static", worst[i]->at("adaptive_vs_best_static")}});
-  // The policy's parameters that differ from the library's.
-  json policy = json::object();
+  return {{"scenarios", entries.size()},
+          {"adaptive_vs_best_static", summary_of(vs_best)},
+          {"adaptive_vs_oracle", summary_of(vs_oracle)},
+          {"reaction_ms_p50", spread(reaction_p50)},
+          {"reaction_ms_p90", spread(reaction_p90)},
+          {"by", breakdown},
+          {"worst", worst_ten(entries)}};
+}
+
+// The policy's parameters that differ from the library's.
+json changed_knobs(const PolicyParams& policy) {
+  json out = json::object();
   for (const PolicyKnob& k : policy_knobs())
-    if (k.get(a.policy) != k.get(PolicyParams{})) policy[k.name] = k.get(a.policy);
-  json out = {{"seed", a.seed},
-              {"grid", a.grid},
-              {"policy", policy},
-              {"scenarios", entries},
-              {"summary",
-               {{"scenarios", entries.size()},
-                {"adaptive_vs_best_static", summary_of(vs_best)},
-                {"adaptive_vs_oracle", summary_of(vs_oracle)},
-                {"reaction_ms_p50", spread(reaction_p50)},
-                {"reaction_ms_p90", spread(reaction_p90)},
-                {"by", breakdown},
-                {"worst", worst10}}}};
+    if (k.get(policy) != k.get(PolicyParams{})) out[k.name] = k.get(policy);
   return out;
+}
+
+}  // namespace
+
+json run_suite(const SuiteArgs& a) {
+  Profile here = Profile::load(Profile::resolve("here-virtio", a.profiles));
+  Profile bare = Profile::load(Profile::resolve("baremetal", a.profiles));
+  // The measured disk stays the same device on either machine.
+  if (!bare.devices.count("disk")) bare.devices["disk"] = here.devices.at("disk");
+  std::map<std::string, Trace> traces;
+  for (const char* t : {"mixgraph", "readrandom"}) traces[t] = Trace::load(a.traces + "/" + t + ".csv.gz");
+
+  if (a.grid != "full" && a.grid != "medium" && a.grid != "quick")
+    throw std::invalid_argument("unknown grid '" + a.grid + "' (full, medium, quick)");
+  std::vector<Group> groups = groups_of(grid(a.grid));
+  Scenarios scenarios(a, traces);
+  std::vector<json> entries(groups.size() * 2);
+  int jobs = a.jobs > 0 ? a.jobs : int(std::max(1u, std::thread::hardware_concurrency()));
+  parallel_for(groups.size(), jobs, a.progress, [&](size_t i) {
+    const Group& gr = groups[i];
+    const Profile& p = gr.wake == "here" ? here : bare;
+    Scenario s = scenarios.of(gr, p);
+    Comparison c = compare(s, p, kStrategies);
+    for (int own = 0; own < 2; own++) entries[2 * i + size_t(own)] = entry(gr, s, c, own);
+  });
+  return {{"seed", a.seed},
+          {"grid", a.grid},
+          {"policy", changed_knobs(a.policy)},
+          {"scenarios", entries},
+          {"summary", summary(entries)}};
 }
 
 int suite(const SuiteArgs& a) {

@@ -103,46 +103,16 @@ json figures(double ours, double theirs) { return {{"iops_over_best_alone", ours
 
 double abs_log(double pred, double meas) { return std::abs(std::log(std::max(pred, 0.01) / std::max(meas, 0.01))); }
 
-}  // namespace
+using Scores = std::map<std::string, double>;
 
-int validate(const ValidateArgs& a) {
-  Profile p = Profile::load(Profile::resolve(a.profile, a.profiles));
-  std::vector<Row> rows = read_summary(a.study + "/summary.csv");
-  std::map<std::string, std::vector<Row>> by_target;
-  for (const Row& r : rows) by_target[r.target].push_back(r);
+// The study's cells beside the simulator's predictions, and how often the
+// two name the same best static strategy.
+class Validation {
+ public:
+  Validation(const Profile& p, const ValidateArgs& a) : p_(p), a_(a) {}
 
-  json cells = json::array(), best = json::array();
-  std::vector<double> errors;
-  int agree = 0, agree_tie = 0, groups = 0;
-  auto judge_best = [&](const std::string& experiment, const std::string& target, int where,
-                        const std::map<std::string, double>& meas, const std::map<std::string, double>& pred) {
-    std::string bm, bp;
-    for (const auto& [s, v] : meas)
-      if (kStatic.count(s) && (bm.empty() || v > meas.at(bm))) bm = s;
-    for (const auto& [s, v] : pred)
-      if (kStatic.count(s) && (bp.empty() || v > pred.at(bp))) bp = s;
-    if (bm.empty() || bp.empty()) return;
-    for (json& c : cells)
-      if (c["experiment"] == experiment && c["target"] == target &&
-          c[experiment == "bursty" ? "burst_ms" : "load"] == where) {
-        c["best_measured"] = bm;
-        c["best_predicted"] = bp;
-      }
-    bool tie = meas.count(bp) && meas.at(bp) >= meas.at(bm) * (1 - kTie);
-    groups++;
-    agree += bm == bp;
-    agree_tie += bm == bp || tie;
-    best.push_back({{"experiment", experiment},
-                    {"target", target},
-                    {experiment == "bursty" ? "burst_ms" : "load", where},
-                    {"best_measured", bm},
-                    {"best_predicted", bp},
-                    {"agree", bm == bp},
-                    {"measured_tie", bm != bp && tie}});
-  };
-
-  for (const auto& [target, trows] : by_target) {
-    std::fprintf(stderr, "validate: %s\n", target.c_str());
+  // One target's contention cells: each strategy beside a steady neighbour at each load.
+  void contention(const std::string& target, const std::vector<Row>& trows) {
     double best_alone = 0;
     std::vector<std::string> strategies;
     std::set<int> loads;
@@ -154,8 +124,8 @@ int validate(const ValidateArgs& a) {
     }
     for (int load : loads) {
       NeighbourSpec n = load ? NeighbourSpec::parse("steady:" + std::to_string(load)) : NeighbourSpec{};
-      Prediction pr = predict(p, target, strategies, n, 1000 * kMs, a);
-      std::map<std::string, double> meas_score, pred_score;
+      Prediction pr = predict(p_, target, strategies, n, 1000 * kMs, a_);
+      Scores meas_score, pred_score;
       for (const Row& r : trows) {
         if (r.load != load) continue;
         double ours = best_alone > 0 ? r.iops / best_alone : 0;
@@ -163,70 +133,131 @@ int validate(const ValidateArgs& a) {
         double pours = pr.ours[r.strategy], ptheirs = load ? pr.theirs[r.strategy] : 0;
         meas_score[r.strategy] = ours + theirs;
         pred_score[r.strategy] = pours + ptheirs;
-        errors.push_back(abs_log(pours, ours));
-        if (load) errors.push_back(abs_log(ptheirs, theirs));
-        cells.push_back({{"experiment", "contention"},
-                         {"target", target},
-                         {"strategy", r.strategy},
-                         {"load", load},
-                         {"measured", figures(ours, theirs)},
-                         {"predicted", figures(pours, ptheirs)}});
+        errors_.push_back(abs_log(pours, ours));
+        if (load) errors_.push_back(abs_log(ptheirs, theirs));
+        cells_.push_back({{"experiment", "contention"},
+                          {"target", target},
+                          {"strategy", r.strategy},
+                          {"load", load},
+                          {"measured", figures(ours, theirs)},
+                          {"predicted", figures(pours, ptheirs)}});
       }
       judge_best("contention", target, load, meas_score, pred_score);
     }
   }
 
-  // The bursty neighbour: poll, interrupt and adaptive beside a busy loop in bursts.
+  // One row of bursty.json: poll, interrupt and adaptive beside a busy loop in bursts.
+  void bursty(const json& row) {
+    std::string target = row.at("target");
+    int burst = row.at("burst_ms");
+    if (burst < 0) return;
+    std::vector<std::string> strategies;
+    for (auto& [s, v] : row.at("strategies").items()) strategies.push_back(s);
+    if (strategies.empty()) return;
+    // The study's target names its file; the simulator its disk.
+    NeighbourSpec n = NeighbourSpec::parse(burst == 0 ? "busy" : "bursts:" + std::to_string(burst));
+    Prediction pr = predict(p_, target, strategies, n, 2000 * kMs, a_);
+    Scores meas_score, pred_score;
+    for (const auto& s : strategies) {
+      const json& m = row["strategies"][s];
+      if (!m["own"].contains("median")) continue;
+      double ours = m["own"]["median"], theirs = m["theirs"]["median"];
+      bool own = s == "adaptive-own";
+      double pours = pr.ours[s], ptheirs = pr.theirs[s];
+      meas_score[s] = own ? ours : ours + theirs;
+      pred_score[s] = own ? pours : pours + ptheirs;
+      errors_.push_back(abs_log(pours, ours));
+      errors_.push_back(abs_log(ptheirs, theirs));
+      cells_.push_back({{"experiment", "bursty"},
+                        {"target", target},
+                        {"strategy", s},
+                        {"burst_ms", burst},
+                        {"measured", figures(ours, theirs)},
+                        {"predicted", figures(pours, ptheirs)}});
+    }
+    judge_best("bursty", target, burst, meas_score, pred_score);
+  }
+
+  // validate.json's figures; and a line saying them.
+  json result() const {
+    return {{"study", a_.study},
+            {"profile", p_.name},
+            {"cells", cells_},
+            {"best", best_},
+            {"best_static_agreement", groups_ ? double(agree_) / groups_ : 0},
+            {"best_static_agreement_with_ties", groups_ ? double(agree_tie_) / groups_ : 0},
+            {"median_abs_log_error", median(errors_)},
+            {"ratios_compared", errors_.size()},
+            {"groups", groups_}};
+  }
+  void print() const {
+    std::printf(
+        "validate: the best static strategy agrees in %d of %d groups (%.0f%%; %d where the study's own "
+        "scores tie within %.0f%%); median |log(predicted/measured)| %.3f over %zu ratios\n%s/validate.json\n",
+        agree_, groups_, groups_ ? 100.0 * agree_ / groups_ : 0, agree_tie_, 100 * kTie, median(errors_),
+        errors_.size(), a_.out.c_str());
+  }
+
+ private:
+  // The best static strategy measured and predicted in one group of cells,
+  // marked on its cells and counted.
+  void judge_best(const std::string& experiment, const std::string& target, int where, const Scores& meas,
+                  const Scores& pred) {
+    std::string bm = best_static(meas), bp = best_static(pred);
+    if (bm.empty() || bp.empty()) return;
+    for (json& c : cells_)
+      if (c["experiment"] == experiment && c["target"] == target &&
+          c[experiment == "bursty" ? "burst_ms" : "load"] == where) {
+        c["best_measured"] = bm;
+        c["best_predicted"] = bp;
+      }
+    bool tie = meas.count(bp) && meas.at(bp) >= meas.at(bm) * (1 - kTie);
+    groups_++;
+    agree_ += bm == bp;
+    agree_tie_ += bm == bp || tie;
+    best_.push_back({{"experiment", experiment},
+                     {"target", target},
+                     {experiment == "bursty" ? "burst_ms" : "load", where},
+                     {"best_measured", bm},
+                     {"best_predicted", bp},
+                     {"agree", bm == bp},
+                     {"measured_tie", bm != bp && tie}});
+  }
+
+  // The static strategy of the highest score (the first in name order of equal ones); "" if none.
+  static std::string best_static(const Scores& scores) {
+    std::string b;
+    for (const auto& [s, v] : scores)
+      if (kStatic.count(s) && (b.empty() || v > scores.at(b))) b = s;
+    return b;
+  }
+
+  const Profile& p_;
+  const ValidateArgs& a_;
+  json cells_ = json::array(), best_ = json::array();
+  std::vector<double> errors_;
+  int agree_ = 0, agree_tie_ = 0, groups_ = 0;
+};
+
+}  // namespace
+
+int validate(const ValidateArgs& a) {
+  Profile p = Profile::load(Profile::resolve(a.profile, a.profiles));
+  std::vector<Row> rows = read_summary(a.study + "/summary.csv");
+  std::map<std::string, std::vector<Row>> by_target;
+  for (const Row& r : rows) by_target[r.target].push_back(r);
+  Validation v(p, a);
+  for (const auto& [target, trows] : by_target) {
+    std::fprintf(stderr, "validate: %s\n", target.c_str());
+    v.contention(target, trows);
+  }
   std::ifstream bf(a.study + "/bursty.json");
   if (bf) {
     json b = json::parse(bf);
-    for (const json& row : b.at("rows")) {
-      std::string target = row.at("target");
-      int burst = row.at("burst_ms");
-      if (burst < 0) continue;
-      std::vector<std::string> strategies;
-      for (auto& [s, v] : row.at("strategies").items()) strategies.push_back(s);
-      if (strategies.empty()) continue;
-      // The study's target names its file; the simulator its disk.
-      NeighbourSpec n = NeighbourSpec::parse(burst == 0 ? "busy" : "bursts:" + std::to_string(burst));
-      Prediction pr = predict(p, target, strategies, n, 2000 * kMs, a);
-      std::map<std::string, double> meas_score, pred_score;
-      for (const auto& s : strategies) {
-        const json& m = row["strategies"][s];
-        if (!m["own"].contains("median")) continue;
-        double ours = m["own"]["median"], theirs = m["theirs"]["median"];
-        bool own = s == "adaptive-own";
-        double pours = pr.ours[s], ptheirs = pr.theirs[s];
-        meas_score[s] = own ? ours : ours + theirs;
-        pred_score[s] = own ? pours : pours + ptheirs;
-        errors.push_back(abs_log(pours, ours));
-        errors.push_back(abs_log(ptheirs, theirs));
-        cells.push_back({{"experiment", "bursty"},
-                         {"target", target},
-                         {"strategy", s},
-                         {"burst_ms", burst},
-                         {"measured", figures(ours, theirs)},
-                         {"predicted", figures(pours, ptheirs)}});
-      }
-      judge_best("bursty", target, burst, meas_score, pred_score);
-    }
+    for (const json& row : b.at("rows")) v.bursty(row);
   }
-
-  double mal = median(errors);
-  json out = {{"study", a.study},
-              {"profile", p.name},
-              {"cells", cells},
-              {"best", best},
-              {"best_static_agreement", groups ? double(agree) / groups : 0},
-              {"best_static_agreement_with_ties", groups ? double(agree_tie) / groups : 0},
-              {"median_abs_log_error", mal},
-              {"ratios_compared", errors.size()},
-              {"groups", groups}};
-  std::ofstream(a.out + "/validate.json") << out.dump(1) << "\n";
-  std::printf(
-      "validate: the best static strategy agrees in %d of %d groups (%.0f%%; %d where the study's own "
-      "scores tie within %.0f%%); median |log(predicted/measured)| %.3f over %zu ratios\n%s/validate.json\n",
-      agree, groups, groups ? 100.0 * agree / groups : 0, agree_tie, 100 * kTie, mal, errors.size(), a.out.c_str());
+  std::ofstream(a.out + "/validate.json") << v.result().dump(1) << "\n";
+  v.print();
   return 0;
 }
 

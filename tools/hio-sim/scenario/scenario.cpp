@@ -100,6 +100,115 @@ NeighbourSpec NeighbourSpec::parse(const std::string& s) {
                               "' (none, busy, steady:PCT, cpulimit:PCT, bursts:MS, random:MS)");
 }
 
+namespace {
+
+// Our threads, the helpers that serve them, and the neighbours: what a
+// scenario spawns on its machine, kept until the machine is done with them.
+struct Population {
+  std::vector<std::unique_ptr<IoThread>> ours;
+  std::vector<std::unique_ptr<SqThread>> sqs;
+  std::unique_ptr<Reaper> reaper;
+  Task* reaper_task = nullptr;
+  std::vector<std::unique_ptr<Behaviour>> loops;
+  std::vector<std::unique_ptr<OnOff>> onoff;
+  std::vector<std::unique_ptr<CpuLimit>> limits;
+  std::vector<Task*> neighbours;
+};
+
+// The threads per core of each of s's cores, spread over the devices, with
+// the SQ-polling kernel threads or completion thread their wait needs.
+void spawn_ours(Machine& m, SimSignals& sig, Governor& gov, const Interface& io,
+                const std::vector<std::unique_ptr<Device>>& devs, const Scenario& s, const Profile& p, Rng& seeds,
+                Time bin_ns, Population& pop) {
+  if (s.io.wait == Wait::reaper) {
+    pop.reaper = std::make_unique<Reaper>(m, sig, gov, io, s.reaper_period_ns);
+    pop.reaper_task = &m.spawn("reaper", p.cores > s.cores ? s.cores : 0, Role::helper, pop.reaper.get());
+    pop.reaper->bind(*pop.reaper_task);
+  }
+  for (int c = 0; c < s.cores; c++)
+    for (int k = 0; k < s.threads_per_core; k++) {
+      IoSpec spec = s.io;
+      if (spec.trace) spec.trace_start = size_t(seeds.next() % spec.trace->records.size());
+      Device& dev = *devs[pop.ours.size() % devs.size()];
+      pop.ours.push_back(std::make_unique<IoThread>(m, dev, io, spec, sig, gov, bin_ns));
+      IoThread& t = *pop.ours.back();
+      std::string name = "io" + std::to_string(pop.ours.size());
+      Time start = Time(seeds.uniform() * 1e5);
+      if (spec.wait == Wait::sqpoll) {
+        // Without IORING_SETUP_SQ_AFF the kernel thread may run on any
+        // online CPU: the simulator gives it the next core past ours where
+        // the machine has one (the load balancer that moves it is left out).
+        int sq_core = p.cores > s.cores ? s.cores + (c % (p.cores - s.cores)) : c;
+        pop.sqs.push_back(std::make_unique<SqThread>(m, io.io_ns));
+        pop.sqs.back()->bind(m.spawn(name + "-sq", sq_core, Role::helper, pop.sqs.back().get(), start));
+        t.set_sq(pop.sqs.back().get());
+      }
+      if (pop.reaper) {
+        t.set_reaper(pop.reaper.get());
+        pop.reaper->add(&t);
+      }
+      m.spawn(name, c, Role::ours, &t, start);
+    }
+}
+
+// One neighbour on each of the first neighbour_cores of s's cores, switched
+// on and off (bursts) or capped (cpulimit) as s's neighbour says.
+void spawn_neighbours(Machine& m, const Scenario& s, Rng& nseeds, Population& pop) {
+  if (s.neighbour.kind == NeighbourSpec::none) return;
+  int ncores = s.neighbour_cores < 0 ? s.cores : std::min(s.neighbour_cores, s.cores);
+  for (int c = 0; c < ncores; c++) {
+    if (s.neighbour.kind == NeighbourSpec::steady)
+      pop.loops.push_back(std::make_unique<StressCpu>(s.neighbour.load_pct));
+    else
+      pop.loops.push_back(std::make_unique<BusyLoop>());
+    Task& t = m.spawn("neighbour" + std::to_string(c), c, Role::neighbour, pop.loops.back().get());
+    pop.neighbours.push_back(&t);
+    if (s.neighbour.kind == NeighbourSpec::bursts || s.neighbour.kind == NeighbourSpec::random_bursts) {
+      pop.onoff.push_back(std::make_unique<OnOff>(m, t, s.neighbour.on_ns, s.neighbour.off_ns,
+                                                  s.neighbour.kind == NeighbourSpec::random_bursts, nseeds.next()));
+      pop.onoff.back()->start(0);
+    } else if (s.neighbour.kind == NeighbourSpec::cpulimit) {
+      pop.limits.push_back(std::make_unique<CpuLimit>(m, t, s.neighbour.load_pct));
+      pop.limits.back()->start(0);
+    }
+  }
+}
+
+// Our threads' completions over the measured window: the rate, the mean
+// latency, and with adaptive, its time in each mode and its policy's cost.
+void measure_ours(const std::vector<std::unique_ptr<IoThread>>& ours, const Scenario& s, Result& r, uint64_t* done) {
+  double lat = 0;
+  std::vector<double> bins;
+  std::array<uint64_t, kModes> modes{};
+  for (auto& t : ours) {
+    *done += t->completions();
+    lat += t->mean_latency_ns() * double(t->completions());
+    const auto& b = t->bins();
+    if (bins.size() < b.size()) bins.resize(b.size(), 0);
+    for (size_t i = 0; i < b.size(); i++) bins[i] += b[i];
+    auto mn = t->mode_ns();
+    for (int i = 0; i < kModes; i++) modes[size_t(i)] += mn[size_t(i)];
+  }
+  r.io_bins = bins;
+  r.window_s = double(s.duration_ns - s.warmup_ns) / 1e9;
+  r.iops = window_sum(r.io_bins, r.bin_ns, s.warmup_ns, s.duration_ns) / r.window_s;
+  r.lat_mean_ns = *done ? lat / double(*done) : 0;
+  if (!ours.empty() && ours[0]->adaptive()) {
+    r.settled = ours[0]->settled();
+    double total = 0;
+    for (uint64_t v : modes) total += double(v);
+    for (int i = 0; i < kModes; i++) r.mode_share[size_t(i)] = total > 0 ? double(modes[size_t(i)]) / total : 0;
+  }
+  double waits = 0, host = 0;
+  for (auto& t : ours) {
+    waits += double(t->adaptive_waits());
+    host += double(t->adaptive_host_ns());
+  }
+  r.policy_host_ns_per_wait = waits > 0 ? host / waits : 0;
+}
+
+}  // namespace
+
 Result run(const Scenario& s, const Profile& p) {
   if (s.cores < 1 || s.cores > p.cores)
     throw std::invalid_argument("a scenario on " + std::to_string(s.cores) + " cores of a " + std::to_string(p.cores) +
@@ -127,109 +236,29 @@ Result run(const Scenario& s, const Profile& p) {
   // The neighbours' own stream: their schedule is the same whatever runs beside them.
   Rng nseeds = seeds.fork(0x6e65696768626f72ull);
 
-  std::vector<std::unique_ptr<IoThread>> ours;
-  std::vector<std::unique_ptr<SqThread>> sqs;
-  std::unique_ptr<Reaper> reaper;
-  Task* reaper_task = nullptr;
-  if (s.io.wait == Wait::reaper) {
-    reaper = std::make_unique<Reaper>(m, sig, gov, io, s.reaper_period_ns);
-    reaper_task = &m.spawn("reaper", p.cores > s.cores ? s.cores : 0, Role::helper, reaper.get());
-    reaper->bind(*reaper_task);
-  }
-  for (int c = 0; c < s.cores; c++)
-    for (int k = 0; k < s.threads_per_core; k++) {
-      IoSpec spec = s.io;
-      if (spec.trace) spec.trace_start = size_t(seeds.next() % spec.trace->records.size());
-      Device& dev = *devs[ours.size() % devs.size()];
-      ours.push_back(std::make_unique<IoThread>(m, dev, io, spec, sig, gov, r.bin_ns));
-      std::string name = "io" + std::to_string(ours.size());
-      Time start = Time(seeds.uniform() * 1e5);
-      if (spec.wait == Wait::sqpoll) {
-        // Without IORING_SETUP_SQ_AFF the kernel thread may run on any
-        // online CPU: the simulator gives it the next core past ours where
-        // the machine has one (the load balancer that moves it is left out).
-        int sq_core = p.cores > s.cores ? s.cores + (c % (p.cores - s.cores)) : c;
-        sqs.push_back(std::make_unique<SqThread>(m, io.io_ns));
-        sqs.back()->bind(m.spawn(name + "-sq", sq_core, Role::helper, sqs.back().get(), start));
-        ours.back()->set_sq(sqs.back().get());
-      }
-      if (reaper) {
-        ours.back()->set_reaper(reaper.get());
-        reaper->add(ours.back().get());
-      }
-      m.spawn(name, c, Role::ours, ours.back().get(), start);
-    }
-
-  std::vector<std::unique_ptr<Behaviour>> loops;
-  std::vector<std::unique_ptr<OnOff>> onoff;
-  std::vector<std::unique_ptr<CpuLimit>> limits;
-  std::vector<Task*> neighbours;
-  int ncores = s.neighbour_cores < 0 ? s.cores : std::min(s.neighbour_cores, s.cores);
-  if (s.neighbour.kind != NeighbourSpec::none) {
-    for (int c = 0; c < ncores; c++) {
-      if (s.neighbour.kind == NeighbourSpec::steady)
-        loops.push_back(std::make_unique<StressCpu>(s.neighbour.load_pct));
-      else
-        loops.push_back(std::make_unique<BusyLoop>());
-      Task& t = m.spawn("neighbour" + std::to_string(c), c, Role::neighbour, loops.back().get());
-      neighbours.push_back(&t);
-      if (s.neighbour.kind == NeighbourSpec::bursts || s.neighbour.kind == NeighbourSpec::random_bursts) {
-        onoff.push_back(std::make_unique<OnOff>(m, t, s.neighbour.on_ns, s.neighbour.off_ns,
-                                                s.neighbour.kind == NeighbourSpec::random_bursts, nseeds.next()));
-        onoff.back()->start(0);
-      } else if (s.neighbour.kind == NeighbourSpec::cpulimit) {
-        limits.push_back(std::make_unique<CpuLimit>(m, t, s.neighbour.load_pct));
-        limits.back()->start(0);
-      }
-    }
-  }
-  Sampler sampler(m, neighbours, r.bin_ns, s.warmup_ns / r.bin_ns * r.bin_ns, s.duration_ns / r.bin_ns * r.bin_ns);
+  Population pop;
+  spawn_ours(m, sig, gov, io, devs, s, p, seeds, r.bin_ns, pop);
+  spawn_neighbours(m, s, nseeds, pop);
+  Sampler sampler(m, pop.neighbours, r.bin_ns, s.warmup_ns / r.bin_ns * r.bin_ns, s.duration_ns / r.bin_ns * r.bin_ns);
   sampler.start();
   m.run_until(s.duration_ns);
 
   uint64_t done = 0;
-  double lat = 0;
-  std::vector<double> bins;
-  std::array<uint64_t, kModes> modes{};
-  for (auto& t : ours) {
-    done += t->completions();
-    lat += t->mean_latency_ns() * double(t->completions());
-    const auto& b = t->bins();
-    if (bins.size() < b.size()) bins.resize(b.size(), 0);
-    for (size_t i = 0; i < b.size(); i++) bins[i] += b[i];
-    auto mn = t->mode_ns();
-    for (int i = 0; i < kModes; i++) modes[size_t(i)] += mn[size_t(i)];
-  }
-  r.io_bins = bins;
+  measure_ours(pop.ours, s, r, &done);
   r.neighbour_bins = sampler.bins();
-  r.window_s = double(s.duration_ns - s.warmup_ns) / 1e9;
-  r.iops = window_sum(r.io_bins, r.bin_ns, s.warmup_ns, s.duration_ns) / r.window_s;
   r.neighbour_cores = window_sum(r.neighbour_bins, r.bin_ns, s.warmup_ns, s.duration_ns) / 1e9 / r.window_s;
   r.neighbour_work = sampler.work() / 1e9 / r.window_s;
-  r.lat_mean_ns = done ? lat / double(done) : 0;
   uint64_t cpu = 0;
   for (const auto& t : m.tasks())
     if (t->role == Role::ours) cpu += m.task_cpu_ns(*t);
   r.cpu_ns_per_io = done ? double(cpu) / double(done) : 0;
-  if (!ours.empty() && ours[0]->adaptive()) {
-    r.settled = ours[0]->settled();
-    double total = 0;
-    for (uint64_t v : modes) total += double(v);
-    for (int i = 0; i < kModes; i++) r.mode_share[size_t(i)] = total > 0 ? double(modes[size_t(i)]) / total : 0;
-  }
-  if (!onoff.empty()) r.changes = onoff[0]->changes();
+  if (!pop.onoff.empty()) r.changes = pop.onoff[0]->changes();
   r.governor_samples = gov.samples();
   r.governor_cpu_ns_per_sample = gov.samples() ? double(gov.cost_ns()) / double(gov.samples()) : 0;
-  double waits = 0, host = 0;
-  for (auto& t : ours) {
-    waits += double(t->adaptive_waits());
-    host += double(t->adaptive_host_ns());
-  }
-  r.policy_host_ns_per_wait = waits > 0 ? host / waits : 0;
   r.events = m.events_fired();
-  if (reaper) {
-    r.reaper_cores = double(m.task_cpu_ns(*reaper_task)) / double(s.duration_ns);
-    r.reaper_period_ns = reaper->mean_period_ns();
+  if (pop.reaper) {
+    r.reaper_cores = double(m.task_cpu_ns(*pop.reaper_task)) / double(s.duration_ns);
+    r.reaper_period_ns = pop.reaper->mean_period_ns();
   }
   return r;
 }
