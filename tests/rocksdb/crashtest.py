@@ -155,18 +155,20 @@ def tally(run: Run, crashtest_out: str, log: str) -> None:
             run.failures.append(line.strip())
 
 
-def one_run(run: Run, a: argparse.Namespace, out: Path) -> None:
-    crash = a.build / "crashtest"
-    plugin = a.build / "plugins/rocksdb/libhybridio-rocksdb.so"
+def one_run(run: Run, build: Path, duration: int, interval: int, out: Path) -> None:
+    """One db_crashtest.py run of duration seconds (blackbox: a kill every
+    interval seconds) on the build's db_stress and plugin, its output in out."""
+    crash = build / "crashtest"
+    plugin = build / "plugins/rocksdb/libhybridio-rocksdb.so"
     base, uri_keys = TARGETS[run.target]
     tmp = Path(tempfile.mkdtemp(prefix=f"hio-crashtest-{run.mode}-", dir=base))
     out.mkdir(parents=True, exist_ok=True)
     log = out / "db_stress.log"
     stand_in = out / "db_stress"
     wrapper(stand_in, crash / "db_stress", log, plugin if run.strategy != "posix" else None)
-    argv = [run.mode, f"--stress_cmd={stand_in}", f"--duration={a.duration}", *DB_STRESS_ARGS[run.mode]]
+    argv = [run.mode, f"--stress_cmd={stand_in}", f"--duration={duration}", *DB_STRESS_ARGS[run.mode]]
     if run.mode == "blackbox":
-        argv.append(f"--interval={a.interval}")
+        argv.append(f"--interval={interval}")
     env = dict(os.environ, TEST_TMPDIR=str(tmp))
     if run.strategy != "posix":
         argv.append(f"--fs_uri=hybridio://?completion={run.strategy}{uri_keys}")
@@ -180,7 +182,7 @@ def one_run(run: Run, a: argparse.Namespace, out: Path) -> None:
     # to 15 minutes; 10 (a whitebox run without kills reads every key from
     # the disk with O_DIRECT under the plugin, and from the page cache under
     # the control) tell a slow run from a hung one.
-    limit = a.duration + 600
+    limit = duration + 600
     with open(out / "db_crashtest.out", "w") as f:
         proc = subprocess.Popen(
             [sys.executable, "-c", seeded], stdout=f, stderr=subprocess.STDOUT, env=env, start_new_session=True
@@ -222,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
             total = len(cells) * (len(a.strategies) + (not a.no_control))
             print(f"[{len(runs) + 1}/{total}] {run.name}, seed {run.seed}, {a.duration} s ...", flush=True)
             started = time.monotonic()
-            one_run(run, a, keep / f"{mode}-{target}-{strategy}")
+            one_run(run, a.build, a.duration, a.interval, keep / f"{mode}-{target}-{strategy}")
             runs.append(run)
             status = "FAILED" if run.failures else ("ERROR" if run.error else "ok")
             print(

@@ -2,7 +2,6 @@
 """The co-runner's lifecycle: nothing of it outlives a run, an error or Ctrl-C;
 and what it measures: its CPU over the I/O's own runtime."""
 
-import argparse
 import signal
 import subprocess
 import sys
@@ -163,8 +162,7 @@ def test_the_co_runner_outlives_an_io_run_that_starts_late(tmp_path):
         def add(self, pid):
             pass
 
-    a = argparse.Namespace(corunner="cpu", runtime=1)
-    cell_runner = runner.Runner(a, {"cores": "0", "driver": LateDriver()}, NoLimit())
+    cell_runner = runner.Runner("cpu", 1, {"cores": "0", "driver": LateDriver()}, NoLimit())
     _, io, ops, cpu = cell_runner.cell(matrix.Cell("contention", "emu:pcie4", "poll", 1, 1, 100, "limited"))
     assert io == {"runtime_s": 1.0} and ops > 0
     assert cpu > 0.8, cpu  # a co-runner ended by a 1 s clock would have had 0.5 of the job's 1 s

@@ -3,7 +3,6 @@
 claims' arithmetic, the plan and the command lines, the page-cache limit on
 a fake cgroup tree, bad input, and one tiny real run through Posix."""
 
-import argparse
 import json
 import os
 import shutil
@@ -180,7 +179,7 @@ def runner(tmp_path, **over):
             *sum(([f"--{k}", str(v)] for k, v in over.items()), []),
         ]
     )
-    a.runtime, a.repeats = int(a.runtime), int(a.repeats)
+    o = rs.RocksdbOptions(a.db_bench, int(a.runtime), int(a.repeats), a.corunner, a.reload)
     cfg = {
         "num": 1000,
         "core": 1,
@@ -191,7 +190,7 @@ def runner(tmp_path, **over):
         "memory": None,
     }
     limit = pagecache.PageCacheLimit(root=tmp_path / "no-cgroups", proc_cgroup="")
-    return rs.Runner(a, cfg, {"path": str(tmp_path / "loaded"), "size_bytes": 1000 * pagecache.MIB}, limit)
+    return rs.Runner(o, cfg, {"path": str(tmp_path / "loaded"), "size_bytes": 1000 * pagecache.MIB}, limit)
 
 
 def test_commands_per_configuration(tmp_path):
@@ -279,8 +278,8 @@ def test_a_warm_up_runs_the_cell_for_the_full_time_and_is_kept_apart(tmp_path, m
     monkeypatch.setattr(dbbench, "run", lambda cmd, out, err, timeout: ran.append((cmd, out, err, timeout)))
     r.warm_up(ex.Cell("mixgraph", "hybridio-poll", 5.0, 0, "disk"))
     ((cmd, out, err, timeout),) = ran
-    assert f"--duration={r.a.runtime}" in cmd and any(x.startswith("--fs_uri=hybridio://") for x in cmd)
-    assert out.name == "warmup-disk.out" and err.name == "warmup-disk.err" and timeout > r.a.runtime
+    assert f"--duration={r.o.runtime}" in cmd and any(x.startswith("--fs_uri=hybridio://") for x in cmd)
+    assert out.name == "warmup-disk.out" and err.name == "warmup-disk.err" and timeout > r.o.runtime
 
 
 class Rounds(Calls):
@@ -318,12 +317,11 @@ BUDGET_CELLS = [ex.Cell("readrandom", c, 5.0, 50, "pcie4") for c in ("hybridio-p
 def budget_study(ratios, budget_s, runtime=0):
     cells = BUDGET_CELLS
     cfg = {"cells": cells, "sweep_ratio": 5.0, "degrees": [50], "ratios": [5.0], "budget_s": budget_s}
-    a = argparse.Namespace(repeats=3, runtime=runtime)
     runner = Rounds(ratios)
     records = [runner.run(c, r, i) for i, (r, c) in enumerate((r, c) for r in range(3) for c in cells)]
     runner.log.clear()
     extra = []
-    rs.extra_rounds(runner, cfg, a, records, runner, extra)
+    rs.extra_rounds(runner, cfg, 3, runtime, records, runner, extra)
     return runner, records, extra
 
 
@@ -852,9 +850,8 @@ def test_tiny_run_on_an_emulated_ssd(tiny):
 @needs_db_bench
 def test_a_loaded_db_is_reused(tiny, capsys):
     base, _ = tiny
-    a = rs.parse_args(["--num", "2000", "--dir", str(base / "db")])
     cfg = {"num": 2000, "dir": base / "db"}
-    ds = rs.ensure_loaded(a, cfg)
+    ds = rs.ensure_loaded(cfg, "db_bench")
     assert ds["reused"] is True and ds["size_bytes"] > 0
     assert "reusing the DB" in capsys.readouterr().out
 

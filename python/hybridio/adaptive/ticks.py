@@ -200,7 +200,17 @@ def parse_args(argv):
     return ap.parse_args(argv)
 
 
+@dataclass(frozen=True)
+class TicksOptions:
+    """What run reads of the command line: the log, and how to show it."""
+
+    log: str
+    changes: bool
+    json: bool
+
+
 def resolve(a):
+    """The command's edge: (TicksOptions, {"queues": the queues to show, "bad": lines that did not parse})."""
     queues, bad = read_log(a.log)
     if a.queue is not None and a.queue not in queues:
         have = ", ".join(map(str, sorted(queues))) or "none"
@@ -210,20 +220,20 @@ def resolve(a):
         if a.queue is not None
         else sorted(queues.values(), key=lambda q: -sum(t["completions"] for t in q.ticks))
     )
-    return {"queues": picked, "bad": bad}
+    return TicksOptions(a.log, a.changes, a.json), {"queues": picked, "bad": bad}
 
 
-def run(a, cfg):
+def run(o, cfg):
     summaries = [q.summary() for q in cfg["queues"]]
-    if a.json:
+    if o.json:
         json.dump({"queues": summaries, "unparsed_lines": cfg["bad"]}, sys.stdout, indent=1)
         print()
         return 0
     if not summaries:
-        print(f"{a.log}: no ticks (no adaptive queue waited in that run)")
+        print(f"{o.log}: no ticks (no adaptive queue waited in that run)")
     for s in summaries:
         print("\n".join(render(s)))
-        if a.changes:
+        if o.changes:
             print("\n".join(render_changes(s)))
     if cfg["bad"]:
         print(f"{cfg['bad']} line(s) did not parse and were skipped", file=sys.stderr)

@@ -19,14 +19,17 @@ def study_parser(prog, doc, quick_help=None):
 
 
 def run_command(prog, argv, parse_args, resolve, run):
-    """parse_args(argv), then cfg = resolve(a), then run(a, cfg), whose
-    status is returned. Bad input (UsageError, from resolve or run) is one
-    line naming it and status 2; a failed run (RuntimeError) one line and
-    status 1; Ctrl-C status 130."""
-    a = parse_args(argv)
+    """parse_args(argv) gives the argparse Namespace; resolve(namespace), the
+    command's edge and the last to see it, checks it and returns (options,
+    cfg): a frozen dataclass of the options the command reads further and
+    its configuration; then run(options, cfg), whose status is returned.
+    Bad input (UsageError, from resolve or run) is one line naming it and
+    status 2; a failed run (RuntimeError) one line and status 1; Ctrl-C
+    status 130."""
+    args = parse_args(argv)
     try:
-        cfg = resolve(a)
-        return run(a, cfg)
+        options, cfg = resolve(args)
+        return run(options, cfg)
     except UsageError as e:
         print(f"{prog}: {e}", file=sys.stderr)
         return 2

@@ -31,6 +31,7 @@ import shutil
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from tqdm import tqdm
@@ -79,6 +80,19 @@ RUN_OVERHEAD_S = 1.0
 # then the compaction.
 LOAD_KEYS_PER_S = 40_000
 COMPACT_BYTES_PER_S = 100e6
+
+
+@dataclass(frozen=True)
+class RocksdbOptions:
+    """The options the study reads once resolve has checked them: db_bench,
+    seconds per run, runs per cell, the co-runner (CORUNNERS), and whether
+    to load the DB again even where one of these parameters exists."""
+
+    db_bench: str
+    runtime: int
+    repeats: int
+    corunner: str
+    reload: bool
 
 
 # --- input -----------------------------------------------------------------------------------------------------
@@ -206,16 +220,16 @@ def parse_degrees(text):
     return sorted(set(vals) | {0})  # alone is every cell's baseline
 
 
-def keys_to_load(a):
-    """--num, else the keys that make a DB of --dataset-gb."""
-    if a.num is not None:
-        return _int("num", a.num, 100, 10**10, "keys to load")
+def keys_to_load(num, dataset_gb):
+    """--num (num, None if not given), else the keys that make a DB of --dataset-gb."""
+    if num is not None:
+        return _int("num", num, 100, 10**10, "keys to load")
     try:
-        gb = float(a.dataset_gb)
+        gb = float(dataset_gb)
         if not 0.001 <= gb <= 10_000:
             raise ValueError
     except ValueError:
-        raise UsageError(f"--dataset-gb {a.dataset_gb!r}: expected a size in GB from 0.001 to 10000") from None
+        raise UsageError(f"--dataset-gb {dataset_gb!r}: expected a size in GB from 0.001 to 10000") from None
     return max(100, round(gb * 1e9 / dbbench.BYTES_PER_NUM))
 
 
@@ -267,7 +281,8 @@ def db_dir(text):
 
 
 def resolve(a):
-    """Checks every input before anything runs; returns the study's configuration."""
+    """The command's edge: checks every input before anything runs; returns
+    (RocksdbOptions, the study's configuration)."""
     dbbench.check(a.db_bench)
     configs = _names("configs", a.configs, CONFIGS)
     experiments = _names("experiments", a.experiments, EXPERIMENTS)
@@ -275,11 +290,11 @@ def resolve(a):
     workloads = _names("workloads", a.workloads, WORKLOADS)
     ratios = parse_ratios(a.ratios)
     degrees = parse_degrees(a.degrees)
-    a.runtime = _int("runtime", a.runtime, 1, 3600, "seconds per run")
+    runtime = _int("runtime", a.runtime, 1, 3600, "seconds per run")
     # A parity claim near 1.00 at this disk's noise (about 0.1 per round in its log) takes some 40 rounds.
-    a.repeats = _int("repeats", a.repeats, 1, 100, "runs per cell")
+    repeats = _int("repeats", a.repeats, 1, 100, "runs per cell")
     budget_s = rounds.parse_budget(a.budget)
-    num = keys_to_load(a)
+    num = keys_to_load(a.num, a.dataset_gb)
     ncpu = os.cpu_count() or 1
     core = _int("core", a.core if a.core is not None else ncpu - 1, 0, ncpu - 1, "a CPU of this machine")
     if a.corunner not in CORUNNERS:
@@ -298,7 +313,8 @@ def resolve(a):
     plugin = plugin_path(a.plugin, cells, out)
     dbdir = db_dir(a.dir)
     outdir.prepare(out)
-    return {
+    o = RocksdbOptions(a.db_bench, runtime, repeats, a.corunner, a.reload)
+    return o, {
         "configs": configs,
         "experiments": experiments,
         "ratios": ratios,
@@ -331,14 +347,15 @@ def dataset_params(num):
     }
 
 
-def ensure_loaded(a, cfg):
+def ensure_loaded(cfg, db_bench, reload=False):
     """The loaded DB for cfg["num"] keys under --dir: reused when its
-    params.json matches (and --reload is not given), else loaded now through
-    Posix. Returns the params with the DB's size and how long loading took."""
+    params.json matches (and not reload, --reload), else loaded now through
+    Posix with db_bench. Returns the params with the DB's size and how long
+    loading took."""
     home = cfg["dir"] / f"mixgraph-n{cfg['num']}"
     loaded, meta = home / "loaded", home / "params.json"
     want = dataset_params(cfg["num"])
-    if not a.reload and meta.is_file() and (loaded / "CURRENT").is_file():
+    if not reload and meta.is_file() and (loaded / "CURRENT").is_file():
         have = json.loads(meta.read_text())
         if {k: have.get(k) for k in want} == want:
             print(
@@ -377,7 +394,7 @@ def ensure_loaded(a, cfg):
     t0 = time.monotonic()
     try:
         version = dbbench.load(
-            dbbench.load_command(a.db_bench, loaded, cfg["num"]), home / "load.log", cfg["num"], progress
+            dbbench.load_command(db_bench, loaded, cfg["num"]), home / "load.log", cfg["num"], progress
         )
     finally:
         bar.close()
@@ -465,8 +482,9 @@ class Runner:
     co-runner on the core, runs db_bench pinned to it (in the memory cgroup
     for Posix, with the plugin preloaded for hybridio), reads what it wrote."""
 
-    def __init__(self, a, cfg, dataset, limit):
-        self.a, self.cfg, self.limit = a, cfg, limit
+    def __init__(self, o, cfg, dataset, limit):
+        """o: the study's RocksdbOptions; cfg: its configuration (resolve)."""
+        self.o, self.cfg, self.limit = o, cfg, limit
         self.loaded = Path(dataset["path"])
         self.disk_work = self.loaded.parent / "work"
         # The emulated devices' copy of the loaded DB, made once: each run's
@@ -493,7 +511,7 @@ class Runner:
         budget = self.budget[cell.ratio]
         uri = plugin_uri(cell.config, cell.device, stats) if cell.plugin else None
         cmd = dbbench.run_command(
-            self.a.db_bench,
+            self.o.db_bench,
             self.work(cell),
             cell.workload,
             self.cfg["num"],
@@ -514,10 +532,10 @@ class Runner:
     def corunner(self, degree):
         if not degree:
             return contextlib.nullcontext()
-        seconds = self.a.runtime + 120  # outlives db_bench's open and run; killed when the run ends
-        if self.a.corunner == "dbbench":
+        seconds = self.o.runtime + 120  # outlives db_bench's open and run; killed when the run ends
+        if self.o.corunner == "dbbench":
             return dbbench.FillCoRunner(
-                self.a.db_bench, self.cfg["dir"] / "corunner-db", degree, self.cfg["core"], seconds
+                self.o.db_bench, self.cfg["dir"] / "corunner-db", degree, self.cfg["core"], seconds
             )
         return corunner.CoRunner("cpu", degree, str(self.cfg["core"]), seconds)
 
@@ -542,10 +560,10 @@ class Runner:
         configuration later in the study (a fresh copy of the DB, cold code
         and page tables), and the fixed order put it on one configuration."""
         raw = self.cfg["out"] / "raw"
-        cmd = self.command(cell, 999, raw / f"warmup-{cell.device}.stats.json", self.a.runtime)
+        cmd = self.command(cell, 999, raw / f"warmup-{cell.device}.stats.json", self.o.runtime)
         self.reset(cell)
         dbbench.drop_cached(self.work(cell))
-        dbbench.run(cmd, raw / f"warmup-{cell.device}.out", raw / f"warmup-{cell.device}.err", self.a.runtime + 90)
+        dbbench.run(cmd, raw / f"warmup-{cell.device}.out", raw / f"warmup-{cell.device}.err", self.o.runtime + 90)
 
     def run(self, cell, rep, index):
         """One measured run of cell in round rep: its row (record)."""
@@ -555,7 +573,7 @@ class Runner:
             f"{ratio_label(cell.ratio).replace(':', 'to')}-{cell.degree}pct-r{rep + 1}"
         )
         stats = raw / f"{name}.stats.json"
-        cmd = self.command(cell, 1000 + rep, stats, self.a.runtime)
+        cmd = self.command(cell, 1000 + rep, stats, self.o.runtime)
         self.reset(cell)
         dbbench.drop_cached(self.work(cell))
         tracker = self.limit.start(self.budget[cell.ratio] * MIB) if cell.config == "posix" else None
@@ -590,7 +608,7 @@ class Runner:
                     cmd,
                     out,
                     err,
-                    self.a.runtime + 90,
+                    self.o.runtime + 90,
                     tick=tracker.tick if tracker else None,
                 )
                 cpu = children_cpu_s() - cpu0  # db_bench's own
@@ -676,15 +694,16 @@ def next_cell(found, cells, runtime, remaining_s):
     )
 
 
-def extra_rounds(runner, cfg, a, records, bar, extra):
-    """Within cfg["budget_s"], one more round at a time of the cell where an
-    adaptive claim is unresolved and likeliest to resolve per second (all its
-    configurations, shuffled, measured in that round), appended to records;
-    each round is listed in extra."""
-    started, r = time.monotonic(), a.repeats
+def extra_rounds(runner, cfg, repeats, runtime, records, bar, extra):
+    """Within cfg["budget_s"], one more round at a time after the repeats
+    planned of the cell where an adaptive claim is unresolved and likeliest
+    to resolve per second (runs of runtime seconds; all its configurations,
+    shuffled, measured in that round), appended to records; each round is
+    listed in extra."""
+    started, r = time.monotonic(), repeats
     while cfg["budget_s"] > 0:
         found = findings(summarize(records), cfg["sweep_ratio"], cfg["degrees"], cfg["ratios"], records)
-        pick = next_cell(found, cfg["cells"], a.runtime, cfg["budget_s"] - (time.monotonic() - started))
+        pick = next_cell(found, cfg["cells"], runtime, cfg["budget_s"] - (time.monotonic() - started))
         if pick is None:
             return
         (device, workload, ratio, degree), cell, projected, odds = pick
@@ -793,7 +812,7 @@ def probe_plugin(runner, cfg):
             )
 
 
-def measure(a, cfg, runner, limit, plan, records, extra):
+def measure(o, cfg, runner, limit, plan, records, extra):
     """The probes, the plan and the extra rounds, into records and extra;
     returns (error, interrupted): a failure or Ctrl-C ends the measuring and
     keeps what was measured. The runner and the limit are closed after."""
@@ -802,7 +821,7 @@ def measure(a, cfg, runner, limit, plan, records, extra):
         probe_plugin(runner, cfg)
         bar = tqdm(total=len(plan), unit="run", dynamic_ncols=True)
         run_plan(runner, plan, records, bar)
-        extra_rounds(runner, cfg, a, records, bar, extra)
+        extra_rounds(runner, cfg, o.repeats, o.runtime, records, bar, extra)
     except KeyboardInterrupt:
         return None, True
     except RuntimeError as e:
@@ -815,19 +834,19 @@ def measure(a, cfg, runner, limit, plan, records, extra):
     return None, False
 
 
-def meta_of(a, cfg, limit, runner, records, plan, extra, error, interrupted):
+def meta_of(o, cfg, limit, runner, records, plan, extra, error, interrupted):
     """rocksdb.json's meta: the machine, what ran and how, and how it ended."""
     return {
         "machine": f"{platform.node()}, {os.cpu_count()} CPUs, Linux {platform.release()}",
         "core": cfg["core"],
         "corunner": (
             "stress-ng --cpu (int64, 1 ms slices)"
-            if a.corunner == "cpu"
+            if o.corunner == "cpu"
             else "db_bench fillrandom, stopped and continued every 10 ms"
         ),
         "pagecache": limit.how,
-        "runtime": a.runtime,
-        "repeats": a.repeats,
+        "runtime": o.runtime,
+        "repeats": o.repeats,
         "runs": len(records),
         "planned": len(plan),
         "interrupted": interrupted,
@@ -846,24 +865,24 @@ def meta_of(a, cfg, limit, runner, records, plan, extra, error, interrupted):
     }
 
 
-def run(a, cfg):
+def run(o, cfg):
     from . import report  # matplotlib: only once something runs
 
     out = cfg["out"]
-    print(describe_plan(cfg, a.repeats, a.runtime), flush=True)
-    dataset = ensure_loaded(a, cfg)
+    print(describe_plan(cfg, o.repeats, o.runtime), flush=True)
+    dataset = ensure_loaded(cfg, o.db_bench, o.reload)
     limit = PageCacheLimit()
-    runner = Runner(a, cfg, dataset, limit)
+    runner = Runner(o, cfg, dataset, limit)
     records, extra = [], []
-    plan = rounds.schedule(cfg["cells"], a.repeats, block=compared)
-    error, interrupted = measure(a, cfg, runner, limit, plan, records, extra)
+    plan = rounds.schedule(cfg["cells"], o.repeats, block=compared)
+    error, interrupted = measure(o, cfg, runner, limit, plan, records, extra)
     if interrupted:
         print("hio-study rocksdb: interrupted; writing what was measured", file=sys.stderr)
     if error:
         print(f"hio-study rocksdb: {error}\nhio-study rocksdb: writing what was measured", file=sys.stderr)
     rows = summarize(records)
     found = findings(rows, cfg["sweep_ratio"], cfg["degrees"], cfg["ratios"], records)
-    meta = meta_of(a, cfg, limit, runner, records, plan, extra, error, interrupted)
+    meta = meta_of(o, cfg, limit, runner, records, plan, extra, error, interrupted)
     write_runs(records, out)
     doc = {"meta": meta, "dataset": dataset, "cells": rows, **found, "runs": records}
     (out / "rocksdb.json").write_text(json.dumps(doc, indent=1, default=str))

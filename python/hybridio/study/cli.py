@@ -16,6 +16,7 @@ on Posix and on hybridio's RocksDB plugin): hio-study rocksdb --help.
 import os
 import sys
 import tempfile
+from dataclasses import dataclass
 
 from ..common import command, corunner, hiobench, outdir, rounds
 from ..common.cores import expand_cpus
@@ -50,6 +51,25 @@ DEFAULTS = {
     "budget": "2m",
 }
 BURSTY_RUNTIME = 2  # seconds: a 1000 ms burst needs a full on/off cycle per run
+
+
+@dataclass(frozen=True)
+class StudyOptions:
+    """The options the study reads once resolve has checked them: hio-bench,
+    the file target and its size, the queue depth, the rounds, seconds per
+    run, the co-runner, seconds per timeline phase (0: skipped), the repeats
+    of the handle experiments and the rounds of the bursty one (0: skipped)."""
+
+    hio_bench: str
+    file: str
+    size: str
+    iodepth: int
+    repeats: int
+    runtime: int
+    corunner: str
+    timeline: int
+    handles: int
+    bursty: int
 
 
 def parse_args(argv):
@@ -153,10 +173,10 @@ def whole_number(name, value, hi, expected):
     return n
 
 
-def check_strategies(a):
-    """The strategies asked for (default: all hio-bench has), each one hio-bench has."""
-    known = hiobench.strategies(a.hio_bench)
-    strategies = a.strategies.split(",") if a.strategies else known
+def check_strategies(hio_bench, text):
+    """The strategies asked for (text; default: all hio-bench has), each one hio-bench has."""
+    known = hiobench.strategies(hio_bench)
+    strategies = text.split(",") if text else known
     for s in strategies:
         if s not in known:
             raise UsageError(f"unknown strategy {s!r} (hio-bench has: {', '.join(known)})")
@@ -173,13 +193,13 @@ def check_cores(text):
     return cores
 
 
-def check_corunner(a, driver, loads):
+def check_corunner(kind, driver, loads):
     """A known co-runner, installed where a load asks for it, that the driver can score."""
-    if a.corunner not in corunner.KINDS:
-        raise UsageError(f"unknown co-runner {a.corunner!r} (co-runners: {', '.join(corunner.KINDS)})")
+    if kind not in corunner.KINDS:
+        raise UsageError(f"unknown co-runner {kind!r} (co-runners: {', '.join(corunner.KINDS)})")
     if any(loads):
         corunner.check_installed()
-    if driver.name == "fio" and a.corunner == "memory":
+    if driver.name == "fio" and kind == "memory":
         raise UsageError(
             "--driver fio --corunner memory: the memory co-runner is scored by its stress-ng ops over "
             "its whole run, which would include the 0.3 s fio takes to start its job; use the "
@@ -187,18 +207,20 @@ def check_corunner(a, driver, loads):
         )
 
 
-def check_targets(a, driver, threads):
-    """The targets ('file' is --file), each one the driver can open."""
-    targets = [a.file if t == "file" else t for t in a.targets.split(",")]
+def check_targets(text, file, size, driver, threads, threads_text):
+    """The targets (text; 'file' is the file target), each one the driver can
+    open (an emulated one created at size); threads (threads_text as given)
+    per cell."""
+    targets = [file if t == "file" else t for t in text.split(",")]
     if driver.name == "fio" and max(threads) > 1 and any(t.startswith("emu:") for t in targets):
         raise UsageError(
-            f"--driver fio --threads={a.threads}: each fio job has an emulated SSD of its own, so "
+            f"--driver fio --threads={threads_text}: each fio job has an emulated SSD of its own, so "
             f"more than one thread on an emu: target would measure that many SSDs; use --threads 1 "
             f"or the hio-bench driver"
         )
     for t in targets:
         if t.startswith("emu:"):
-            why = drivers.probe(driver, t, "interrupt", a.size)
+            why = drivers.probe(driver, t, "interrupt", size)
             if why:
                 raise UsageError(f"unknown target {t!r}: {why}")
         elif not os.path.isdir(os.path.dirname(os.path.abspath(t))):
@@ -207,21 +229,22 @@ def check_targets(a, driver, threads):
 
 
 def resolve(a):
-    """Checks every input before anything runs; returns the study's
-    configuration, with the options of the experiments beside the matrix."""
+    """The command's edge: checks every input before anything runs; returns
+    (StudyOptions, the study's configuration, with the options of the
+    experiments beside the matrix)."""
     hiobench.check(a.hio_bench)
     driver = drivers.make(a.driver, a.hio_bench, a.fio, a.fio_engine)
     driver.check()
-    strategies = check_strategies(a)
+    strategies = check_strategies(a.hio_bench, a.strategies)
     loads = int_list("loads", a.loads, 0, 100)
     if 0 not in loads:
         loads = [0] + loads  # the I/O alone is every cell's baseline
     threads = int_list("threads", a.threads, 1, 64)
-    a.timeline = whole_number("timeline", a.timeline, 600, "whole seconds per phase from 0 (skip) to 600")
-    a.handles = whole_number(
+    timeline_s = whole_number("timeline", a.timeline, 600, "whole seconds per phase from 0 (skip) to 600")
+    handle_repeats = whole_number(
         "handles", a.handles, 20, "the repeats of the handle experiments, a whole number from 0 (skip) to 20"
     )
-    a.bursty = whole_number(
+    bursty_rounds = whole_number(
         "bursty", a.bursty, 20, "the rounds of the bursty-neighbour experiment, a whole number from 0 (skip) to 20"
     )
     bursts = int_list("bursts", a.bursts, 0, 10000)
@@ -229,14 +252,26 @@ def resolve(a):
     if a.repeats < 1 or a.runtime < 1 or a.iodepth < 1:
         raise UsageError("--repeats, --runtime and --iodepth must be at least 1")
     cores = check_cores(a.cores)
-    check_corunner(a, driver, loads)
-    targets = check_targets(a, driver, threads)
+    check_corunner(a.corunner, driver, loads)
+    targets = check_targets(a.targets, a.file, a.size, driver, threads, a.threads)
     handle_options = None
-    if a.handles:
-        handle_options = handles.Options(a.hio_bench, a.runtime, a.handles, a.file, a.size, short=a.quick)
+    if handle_repeats:
+        handle_options = handles.Options(a.hio_bench, a.runtime, handle_repeats, a.file, a.size, short=a.quick)
         handles.check(handle_options)  # the job files, and the file target of the polling-period experiment
     out = outdir.prepare(outdir.results_path(a.out, "hybridio-study"))
-    return {
+    o = StudyOptions(
+        a.hio_bench,
+        a.file,
+        a.size,
+        a.iodepth,
+        a.repeats,
+        a.runtime,
+        a.corunner,
+        timeline_s,
+        handle_repeats,
+        bursty_rounds,
+    )
+    return o, {
         "targets": targets,
         "strategies": strategies,
         "loads": loads,
@@ -247,13 +282,13 @@ def resolve(a):
         "budget_s": budget_s,
         "driver": driver,
         "timeline": timeline.Options(a.hio_bench, a.iodepth, a.corunner, cores),
-        "bursty": bursty.Options(a.hio_bench, expand_cpus(cores)[-1], BURSTY_RUNTIME, a.size, a.bursty),
+        "bursty": bursty.Options(a.hio_bench, expand_cpus(cores)[-1], BURSTY_RUNTIME, a.size, bursty_rounds),
         "handles": handle_options,
     }
 
 
-def run(a, cfg):
-    study = runner.Study(a, cfg)
+def run(o, cfg):
+    study = runner.Study(o, cfg)
     study.announce()
     study.run()
     return outputs.write(study)

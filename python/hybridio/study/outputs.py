@@ -91,24 +91,24 @@ def handles_section(study):
     return {
         "findings": found,
         "figures": handle_plots.draw_handles(found, study.out / "plots"),
-        "repeats": study.a.handles,
+        "repeats": study.o.handles,
         "runs": len(results["runs"]),
         "planned": len(study.handle_plan),
         "error": results["error"],
-        "file": study.a.file,
+        "file": study.o.file,
     }
 
 
 def meta(study, overall):
     """The report's account of the machine and of how the study ran."""
-    a = study.a
+    o = study.o
     return {
         "machine": f"{platform.node()}, {os.cpu_count()} CPUs, Linux {platform.release()}",
         "driver": study.cfg["driver"].name,
-        "corunner": f"stress-ng {a.corunner}",
+        "corunner": f"stress-ng {o.corunner}",
         "cores": study.limit.how,
-        "runtime": a.runtime,
-        "repeats": a.repeats,
+        "runtime": o.runtime,
+        "repeats": o.repeats,
         "interrupted": study.interrupted,
         "unsupported": study.unsupported,
         "extra_rounds": study.extra_rounds,

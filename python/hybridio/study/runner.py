@@ -22,18 +22,19 @@ class Runner:
     """Runs cells; every process it starts is in its own session and is killed
     when the call that started it leaves, however it leaves."""
 
-    def __init__(self, a, cfg, limit):
-        self.a, self.cfg, self.limit = a, cfg, limit
+    def __init__(self, corunner_kind, runtime, cfg, limit):
+        """corunner_kind: the co-runner (corunner.KINDS); runtime: seconds per run."""
+        self.corunner_kind, self.runtime, self.cfg, self.limit = corunner_kind, runtime, cfg, limit
 
     @property
     def timeout_s(self):
         """How long a run may take before it is killed; the co-runner beside
         it lives as long, and is ended sooner, when the run ends."""
-        return process.timeout_s(self.a.runtime)
+        return process.timeout_s(self.runtime)
 
     def io(self, cell):
         cpus = self.cfg["cores"] if cell.cores == "limited" else None
-        cmd = self.cfg["driver"].command(cell.target, cell.strategy, cell.threads, cell.iodepth, self.a.runtime, cpus)
+        cmd = self.cfg["driver"].command(cell.target, cell.strategy, cell.threads, cell.iodepth, self.runtime, cpus)
         return hiobench.run(cmd, self.timeout_s, self.limit.add)
 
     def cell(self, cell):
@@ -45,7 +46,7 @@ class Runner:
         if not cell.load_pct:
             text = self.io(cell)
             return text, self.cfg["driver"].parse(text, cell.target), None, None
-        with corunner.CoRunner(self.a.corunner, cell.load_pct, self.cfg["cores"], self.timeout_s) as co:
+        with corunner.CoRunner(self.corunner_kind, cell.load_pct, self.cfg["cores"], self.timeout_s) as co:
             self.limit.add(co.proc.pid)
             with corunner.CpuMeter(co, period=0.01) as meter:
                 text = self.io(cell)
@@ -55,20 +56,21 @@ class Runner:
 
     def corunner_alone(self, load):
         """The co-runner alone: its bogo ops/s and its CPU in cores."""
-        with corunner.CoRunner(self.a.corunner, load, self.cfg["cores"], self.a.runtime) as co:
+        with corunner.CoRunner(self.corunner_kind, load, self.cfg["cores"], self.runtime) as co:
             self.limit.add(co.proc.pid)
             with corunner.CpuMeter(co) as meter:
                 ops = co.result()
             return ops, meter.rate()
 
 
-def supported_strategies(a, cfg):
-    """({target: [strategy the driver can run on it]}, ["strategy on target: why not", ...])."""
+def supported_strategies(cfg, size):
+    """({target: [strategy the driver can run on it]}, ["strategy on target: why not", ...]);
+    size: that of a created file target."""
     supported, unsupported = {}, []
     for t in cfg["targets"]:
         supported[t] = []
         for s in cfg["strategies"]:
-            why = drivers.probe(cfg["driver"], t, s, a.size)
+            why = drivers.probe(cfg["driver"], t, s, size)
             if why:
                 unsupported.append(f"{s} on {t}: {why}")
             else:
@@ -79,25 +81,26 @@ def supported_strategies(a, cfg):
 class Study:
     """One hio-study: its plan, and every figure measured so far."""
 
-    def __init__(self, a, cfg):
-        self.a, self.cfg, self.out = a, cfg, cfg["out"]
-        supported, self.unsupported = supported_strategies(a, cfg)
-        self.cells = matrix.expand(cfg["targets"], supported, cfg["loads"], cfg["threads"], a.iodepth)
+    def __init__(self, o, cfg):
+        """o: the study's options (cli.StudyOptions); cfg: its configuration (cli.resolve)."""
+        self.o, self.cfg, self.out = o, cfg, cfg["out"]
+        supported, self.unsupported = supported_strategies(cfg, o.size)
+        self.cells = matrix.expand(cfg["targets"], supported, cfg["loads"], cfg["threads"], o.iodepth)
         self.plan = [
             (r, c)
-            for r, c in rounds.schedule(self.cells, a.repeats, block=matrix.compared)
+            for r, c in rounds.schedule(self.cells, o.repeats, block=matrix.compared)
             if c.experiment == "contention" or r < SCALING_ROUNDS
         ]
         self.solo_loads = [ld for ld in cfg["loads"] if ld]
-        self.matrix_runs = len(self.plan) + len(self.solo_loads) * a.repeats  # with the co-runner alone
-        self.timeline_runs = len(cfg["targets"]) * len(timeline.STRATEGIES) if a.timeline > 0 else 0
+        self.matrix_runs = len(self.plan) + len(self.solo_loads) * o.repeats  # with the co-runner alone
+        self.timeline_runs = len(cfg["targets"]) * len(timeline.STRATEGIES) if o.timeline > 0 else 0
         self.handle_plan = handles.plan_for(cfg["handles"]) if cfg["handles"] else []
         self.bursty_runs = (
-            bursty.steps(cfg["targets"], cfg["bursts"], list(bursty.STRATEGIES), a.bursty) if a.bursty else 0
+            bursty.steps(cfg["targets"], cfg["bursts"], list(bursty.STRATEGIES), o.bursty) if o.bursty else 0
         )
         # A CPU-bound co-runner's progress is the CPU time it got (its schedstat):
         # its bogo ops count in coarse steps over a 1 s run. A memory-bound one's is its ops.
-        self.progress = "corunner_cpu" if a.corunner == "cpu" else "corunner_ops_per_s"
+        self.progress = "corunner_cpu" if o.corunner == "cpu" else "corunner_ops_per_s"
         self.measurements, self.tl = [], {}
         # Each round's own reference, the co-runner alone: {load: {round: figure}},
         # by the figure the score uses (progress), and by the other for the check.
@@ -105,28 +108,28 @@ class Study:
         self.extra_rounds = []
         self.burst = bursty.Measured()
         self.handle_results = handles.new_results(
-            a.hio_bench, a.runtime, a.handles, a.file, a.size, len(self.handle_plan)
+            o.hio_bench, o.runtime, o.handles, o.file, o.size, len(self.handle_plan)
         )
         self.interrupted = self.handles_failed = False
         self.limit = self.runner = self.bar = None
 
     def announce(self):
         """Prints what the study will run and about how long it takes."""
-        a, cfg = self.a, self.cfg
+        o, cfg = self.o, self.cfg
         bursty_s = cfg["bursty"].runtime
         minutes = (
-            self.matrix_runs * (a.runtime + 0.3)
-            + self.timeline_runs * 3 * a.timeline
-            + handles.estimate_s(self.handle_plan, a.runtime)
+            self.matrix_runs * (o.runtime + 0.3)
+            + self.timeline_runs * 3 * o.timeline
+            + handles.estimate_s(self.handle_plan, o.runtime)
             + self.bursty_runs * (bursty_s + 0.3)
             + cfg["budget_s"]
         ) / 60
         print(
-            f"hio-study: {len(self.plan)} runs of {len(self.cells)} cells ({a.repeats} round(s); the scaling "
-            f"experiment's {min(a.repeats, SCALING_ROUNDS)}) + {len(self.solo_loads) * a.repeats} co-runner-alone "
-            f"runs, {a.runtime} s each, + {self.timeline_runs} timeline runs of {3 * a.timeline} s "
+            f"hio-study: {len(self.plan)} runs of {len(self.cells)} cells ({o.repeats} round(s); the scaling "
+            f"experiment's {min(o.repeats, SCALING_ROUNDS)}) + {len(self.solo_loads) * o.repeats} co-runner-alone "
+            f"runs, {o.runtime} s each, + {self.timeline_runs} timeline runs of {3 * o.timeline} s "
             f"+ {self.bursty_runs} bursty-neighbour runs of {bursty_s} s "
-            f"+ {len(self.handle_plan)} handle-experiment runs ({a.handles} repeat(s), all cores) "
+            f"+ {len(self.handle_plan)} handle-experiment runs ({o.handles} repeat(s), all cores) "
             f"+ up to {cfg['budget_s'] / 60:g} min of rounds where a verdict is unresolved "
             f"(about {minutes:.1f} min); results in {self.out}",
             flush=True,
@@ -134,19 +137,19 @@ class Study:
 
     def run(self):
         """Runs everything planned, in order; Ctrl-C stops it, and what was measured stays."""
-        a, cfg = self.a, self.cfg
+        o, cfg = self.o, self.cfg
         self.limit = CoreLimit(cfg["cores"])
-        self.runner = Runner(a, cfg, self.limit)
+        self.runner = Runner(o.corunner, o.runtime, cfg, self.limit)
         total = self.matrix_runs + self.timeline_runs + len(self.handle_plan) + self.bursty_runs
         self.bar = tqdm(total=total, unit="run", dynamic_ncols=True)
         try:
             self.run_rounds()
             if self.bursty_runs:
-                steps = bursty.plan(cfg["targets"], cfg["bursts"], list(bursty.STRATEGIES), a.bursty)
+                steps = bursty.plan(cfg["targets"], cfg["bursts"], list(bursty.STRATEGIES), o.bursty)
                 self.burst.run(cfg["bursty"], steps, self.step, self.limit.add)
             self.run_extra_rounds()
             if self.timeline_runs:
-                self.tl = timeline.run(cfg["timeline"], self.limit, cfg["targets"], a.timeline, self.step)
+                self.tl = timeline.run(cfg["timeline"], self.limit, cfg["targets"], o.timeline, self.step)
                 (self.out / "timeline.json").write_text(json.dumps(self.tl, indent=1))
             if self.handle_plan:
                 self.run_handles()
@@ -165,7 +168,7 @@ class Study:
 
     def run_rounds(self):
         """The planned rounds: in each, the co-runner alone at every load, then the round's cells."""
-        for rep in range(self.a.repeats):
+        for rep in range(self.o.repeats):
             for load in self.solo_loads:
                 self.corunner_alone(load, rep)
             for r, c in self.plan:
@@ -218,7 +221,7 @@ class Study:
             for c in self.paired(t)["claims"]:
                 if c.get("load") is not None:
                     runs = len(self.extra_round("contention", t, c["load"], c, 0)) + (1 if c["load"] else 0)
-                    yield ("contention", t, c["load"]), c, c["threshold"], runs * (self.a.runtime + 0.3)
+                    yield ("contention", t, c["load"]), c, c["threshold"], runs * (self.o.runtime + 0.3)
             for c in bursty.claims(bursty.summarize(self.burst.results, [t], self.cfg["bursts"]), t):
                 runs = len(self.extra_round("bursty", t, c["burst_ms"], c, 0))
                 yield ("bursty", t, c["burst_ms"]), c, c["threshold"], runs * (bursty_s + 0.3)
@@ -237,7 +240,7 @@ class Study:
         an unresolved claim, listed in extra_rounds."""
         experiment, target, group = key
         done = sum(e["experiment"] == experiment for e in self.extra_rounds)
-        r = (self.a.bursty if experiment == "bursty" else self.a.repeats) + done
+        r = (self.o.bursty if experiment == "bursty" else self.o.repeats) + done
         todo = self.extra_round(experiment, target, group, claim, r)
         where = bursty.burst_name(group) if experiment == "bursty" else f"{group}%"
         self.extra_rounds.append(
