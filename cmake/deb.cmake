@@ -74,7 +74,9 @@ string(CONCAT CPACK_DEBIAN_DEV_DESCRIPTION "user-space I/O engine for fast SSDs 
 # built against (HIO_FIO_VERSION, from plugins/fio); hio-bench needs no fio.
 set(CPACK_DEBIAN_TOOLS_PACKAGE_NAME hybridio-tools)
 set(CPACK_DEBIAN_TOOLS_PACKAGE_SECTION utils)
-set(CPACK_DEBIAN_TOOLS_PACKAGE_DEPENDS "${CPACK_DEBIAN_RUNTIME_PACKAGE_NAME} (= ${hio_deb_version})")
+set(CPACK_DEBIAN_TOOLS_PACKAGE_DEPENDS "${CPACK_DEBIAN_RUNTIME_PACKAGE_NAME} (= ${hio_deb_version}), python3, \
+python3-matplotlib (>= 3.5), python3-jinja2 (>= 3.0), python3-tqdm (>= 4.60), python3-numpy (>= 1:1.21), \
+python3-scipy (>= 1.10)")
 set(CPACK_DEBIAN_TOOLS_PACKAGE_RECOMMENDS "fio")
 if(HIO_FIO_VERSION MATCHES "([0-9]+)\\.([0-9]+)")
   math(EXPR hio_fio_next "${CMAKE_MATCH_2} + 1")
@@ -84,7 +86,9 @@ set(CPACK_DEBIAN_TOOLS_PACKAGE_SUGGESTS "rocksdb-tools")
 string(CONCAT CPACK_DEBIAN_TOOLS_DESCRIPTION "user-space I/O engine for fast SSDs - benchmark and plugins\n"
   "${hio_deb_about}"
   "This package contains hio-bench, a benchmark with fio's options, job\n"
-  "files and JSON output on hybridio's wait strategies, and two plugins in\n"
+  "files and JSON output on hybridio's wait strategies; hio-study, the\n"
+  "contention study, which runs it beside a CPU-bound co-runner and\n"
+  "reports which way of waiting to use; and two plugins in\n"
   "${CMAKE_INSTALL_FULL_LIBDIR}/hybridio: libhybridio-fio.so, an external\n"
   "ioengine for fio (fio --ioengine=external:PATH), and\n"
   "libhybridio-rocksdb.so, a RocksDB FileSystem that db_bench and ldb load\n"

@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -86,6 +87,12 @@ def test_each_package_holds_its_files(debs, multiarch):
         },
         "hybridio-tools": {
             "usr/bin/hio-bench",
+            "usr/bin/hio-study",
+            "usr/share/man/man1/hio-study.1.gz",
+            f"{lib}/hybridio/VERSION",
+            f"{lib}/hybridio/python/hybridio/cli.py",
+            f"{lib}/hybridio/python/hybridio/handles/jobs/priority.fio",
+            f"{lib}/hybridio/python/hybridio/report/templates/report.html.j2",
             "usr/share/man/man1/hio-bench.1.gz",
             f"{lib}/hybridio/libhybridio-fio.so",
             f"{lib}/hybridio/libhybridio-rocksdb.so",
@@ -140,6 +147,20 @@ def test_hio_bench_runs_from_the_unpacked_root(root, multiarch):
     p = run(root / "usr/bin/hio-bench", "--version", env=env)
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip() == f"hio-bench {VERSION}"
+
+
+def test_hio_study_runs_from_the_unpacked_root(root, multiarch, debs, tmp_path):
+    # The launcher names the installed library folder; here the package sits in the unpacked root, and
+    # the checkout's Python (which has the dependencies the package's Depends name) runs it.
+    launcher = (root / "usr/bin/hio-study").read_text()
+    assert f'"/usr/lib/{multiarch}/hybridio/python"' in launcher
+    moved = tmp_path / "hio-study"
+    moved.write_text(launcher.replace(f"/usr/lib/{multiarch}", str(root / f"usr/lib/{multiarch}")))
+    p = run(sys.executable, moved, "--help")
+    assert p.returncode == 0, p.stderr
+    assert "usage: hio-study" in p.stdout
+    deps = run("dpkg-deb", "-f", debs["hybridio-tools"], "Depends", check=True).stdout
+    assert "python3-scipy" in deps and "python3-matplotlib" in deps
 
 
 def test_fio_loads_the_packaged_engine(root, multiarch, tmp_path):
