@@ -41,44 +41,55 @@ def medians(results, experiment):
     numeric figure's centre (hybridio.common.stats) where it has two repeats or more."""
     by = {}
     for rec in results.get("runs", []):
-        if rec.get("experiment") != experiment:
-            continue
-        by.setdefault(rec["key"], []).append(rec)
+        if rec.get("experiment") == experiment:
+            by.setdefault(rec["key"], []).append(rec)
     out = {}
     for key, recs in by.items():
-        figs = {}
-        names = []
-        for rec in recs:
-            for n in rec.get("figures", {}):
-                if n not in names:
-                    names.append(n)
-        for n in names:
-            vals = [rec["figures"].get(n) for rec in recs]
-            if any(isinstance(v, dict) for v in vals):
-                sub = {}
-                for v in vals:
-                    for k in v or {}:
-                        sub.setdefault(k, []).append(v[k])
-                figs[n] = {k: stats.median(v) for k, v in sub.items()}
-            elif any(isinstance(v, list) for v in vals):
-                figs[n] = next((v for v in vals if v), [])
-            else:
-                figs[n] = stats.median(stats.number(v) for v in vals)
-        ci95 = {}
-        for n in names:
-            iv = stats.figure_interval([stats.number(rec["figures"].get(n)) for rec in recs])
-            if iv and iv.n > 1:
-                ci95[n] = [iv.low, iv.high]
+        names = _figure_names(recs)
         out[key] = {
             "config": recs[0]["config"],
             "target": recs[0].get("target"),
             "emulated": all(rec.get("emulated") for rec in recs),
             "repeats": len(recs),
-            "figures": figs,
+            "figures": {n: _median_figure([rec["figures"].get(n) for rec in recs]) for n in names},
             "spread": {n: stats.spread_pct([rec["figures"].get(n) for rec in recs]) for n in names},
-            "ci95": ci95,
+            "ci95": _intervals(recs, names),
         }
     return out
+
+
+def _figure_names(recs):
+    """Every figure any of the repeats has, in the order they first appear."""
+    names = []
+    for rec in recs:
+        for n in rec.get("figures", {}):
+            if n not in names:
+                names.append(n)
+    return names
+
+
+def _median_figure(vals):
+    """One figure's median over the repeats: per entry for a dict (per job);
+    a list (names, not numbers) is taken from the first repeat that has one."""
+    if any(isinstance(v, dict) for v in vals):
+        sub = {}
+        for v in vals:
+            for k in v or {}:
+                sub.setdefault(k, []).append(v[k])
+        return {k: stats.median(v) for k, v in sub.items()}
+    if any(isinstance(v, list) for v in vals):
+        return next((v for v in vals if v), [])
+    return stats.median(stats.number(v) for v in vals)
+
+
+def _intervals(recs, names):
+    """{name: [low, high]}: the 95% interval of each figure's centre, for those with two repeats or more."""
+    ci95 = {}
+    for n in names:
+        iv = stats.figure_interval([stats.number(rec["figures"].get(n)) for rec in recs])
+        if iv and iv.n > 1:
+            ci95[n] = [iv.low, iv.high]
+    return ci95
 
 
 def by_repeat(results, experiment):
@@ -314,134 +325,146 @@ def _period_label(p):
     return "spin" if p == 0 else ("auto" if p == "auto" else f"{p} µs")
 
 
+# The polling period's table and summary columns.
+POLL_COLUMNS = (
+    "target",
+    "bs",
+    "period",
+    "IOPS",
+    "CPU %",
+    "mean period µs",
+    "last period µs",
+    "IOPS spread %",
+    "repeats",
+)
+POLL_SUMMARY_COLUMNS = (
+    "target",
+    "bs",
+    "best_period_us",
+    "best_iops",
+    "cpu_floor",
+    "auto_period_us_mean",
+    "auto_iops_ratio",
+    "auto_cpu_ratio",
+    "state",
+)
+
+
 def _poll_period(results):
     m = medians(results, "poll_period")
     rows, groups = [], {}
     for key, rec in m.items():
         c, f = rec["config"], rec["figures"]
         dev = device(c["target"], rec["emulated"])
-        groups.setdefault((c["target"], c["bs"]), {"device": dev, "fixed": {}, "auto": None, "keys": {}})
-        g = groups[(c["target"], c["bs"])]
+        g = groups.setdefault((c["target"], c["bs"]), {"device": dev, "fixed": {}, "auto": None, "keys": {}})
         g["keys"][c["period"]] = key
         if c["period"] == "auto":
             g["auto"] = f
         else:
             g["fixed"][c["period"]] = f
-        rows.append(
-            {
-                "target": dev,
-                "bs": c["bs"],
-                "period": _period_label(c["period"]),
-                "period_us": c["period"],
-                "IOPS": f.get("iops"),
-                "CPU %": f.get("cpu_pct"),
-                "mean period µs": f.get("period_us_mean"),
-                "last period µs": f.get("period_us_last"),
-                "IOPS spread %": rec["spread"].get("iops"),
-                "repeats": rec["repeats"],
-            }
-        )
+        rows.append(_poll_row(rec, dev))
     claims, said, summary = [], [], []
     reps = by_repeat(results, "poll_period")
     for (target, bs), g in groups.items():
-        fixed = {p: (f.get("iops"), f.get("cpu_pct")) for p, f in g["fixed"].items()}
-        auto = (g["auto"].get("iops"), g["auto"].get("cpu_pct")) if g["auto"] else None
-        r = poll_claim(fixed, auto)
-        r.update(target=g["device"], bs=bs, state=None)
-        if g["auto"]:
-            r.update(
-                auto_period_us_mean=g["auto"].get("period_us_mean"), auto_period_us_last=g["auto"].get("period_us_last")
-            )
+        r, c, sentence = _poll_group(target, bs, g, reps)
         summary.append(r)
-        where = f"{g['device']}, {bs}"
-        if auto is None or r["best_iops"] is None or r["cpu_floor"] is None:
-            why = (
-                "auto did not run"
-                if auto is None
-                else "no fixed period ran"
-                if r["best_iops"] is None
-                else "a CPU figure is missing"
-            )
-            said.append(f"Polling period, {where}: {why}, so the claim is not judged.")
-            continue
-        key = g["keys"]
-        measured = {
-            k: r[k]
-            for k in (
-                "best_period_us",
-                "best_iops",
-                "floor_period_us",
-                "cpu_floor",
-                "auto_iops_ratio",
-                "auto_cpu_ratio",
-            )
-        }
-        iops = judged(
-            f"poll-{target}-{bs}-iops",
-            "IOPS",
-            repeat_ratios(reps, key["auto"], key[r["best_period_us"]], "iops"),
-            AUTO_IOPS,
-            measured,
-        )
-        cpu = judged(
-            f"poll-{target}-{bs}-cpu",
-            "CPU",
-            repeat_ratios(reps, key["auto"], key[r["floor_period_us"]], "cpu_pct"),
-            AUTO_CPU_RULE,
-            measured,
-        )
-        c = {
-            "id": f"poll-{target}-{bs}",
-            **AUTO_IOPS.as_dict(),
-            "rule": f"IOPS {AUTO_IOPS.words()}, CPU {AUTO_CPU_RULE.words()}",
-            "cpu_rule": AUTO_CPU_RULE.as_dict(),
-            "state": stats.worst_state([iops["state"], cpu["state"]]),
-            "text": f"{where}: auto gets >= {REACH:.0%} of the best fixed period's IOPS at <= {AUTO_CPU:g} x the "
-            f"least CPU of the periods that reach {REACH:.0%} of it",
-            "interval": iops["interval"],
-            "cpu_interval": cpu["interval"],
-            "interval_text": f"IOPS {iops['interval_text']}, CPU {cpu['interval_text']}",
-            "measured": measured,
-        }
-        r["state"] = c["state"]
-        claims.append(c)
-        said.append(
-            f"Polling period, {where}: the best fixed period was {_period_label(r['best_period_us'])} "
-            f"({_k(r['best_iops'])} IOPS); those within {1 - REACH:.0%} of it need at least "
-            f"{_fx(r['cpu_floor'])}% CPU ({_period_label(r['floor_period_us'])}); auto (mean period "
-            f"{_fx(r.get('auto_period_us_mean'))} µs) got {iops['interval_text']}x the IOPS of the best at "
-            f"{cpu['interval_text']}x the CPU of the cheapest (claim: IOPS {AUTO_IOPS.words()}, CPU "
-            f"{AUTO_CPU_RULE.words()}): "
-            f"{stats.STATE_WORDS[c['state']]}."
-        )
+        said.append(sentence)
+        if c:
+            claims.append(c)
     return _finding(
-        [
-            "target",
-            "bs",
-            "period",
-            "IOPS",
-            "CPU %",
-            "mean period µs",
-            "last period µs",
-            "IOPS spread %",
-            "repeats",
-        ],
-        rows,
-        said,
-        claims=claims,
-        summary=summary,
-        summary_columns=[
-            "target",
-            "bs",
-            "best_period_us",
-            "best_iops",
-            "cpu_floor",
-            "auto_period_us_mean",
-            "auto_iops_ratio",
-            "auto_cpu_ratio",
-            "state",
-        ],
+        list(POLL_COLUMNS), rows, said, claims=claims, summary=summary, summary_columns=list(POLL_SUMMARY_COLUMNS)
     )
+
+
+def _poll_row(rec, dev):
+    """One configuration's table row of the polling period."""
+    c, f = rec["config"], rec["figures"]
+    return {
+        "target": dev,
+        "bs": c["bs"],
+        "period": _period_label(c["period"]),
+        "period_us": c["period"],
+        "IOPS": f.get("iops"),
+        "CPU %": f.get("cpu_pct"),
+        "mean period µs": f.get("period_us_mean"),
+        "last period µs": f.get("period_us_last"),
+        "IOPS spread %": rec["spread"].get("iops"),
+        "repeats": rec["repeats"],
+    }
+
+
+def _poll_group(target, bs, g, reps):
+    """One (target, block size)'s summary row, claim (None where a figure it
+    needs is missing) and sentence."""
+    fixed = {p: (f.get("iops"), f.get("cpu_pct")) for p, f in g["fixed"].items()}
+    auto = (g["auto"].get("iops"), g["auto"].get("cpu_pct")) if g["auto"] else None
+    r = poll_claim(fixed, auto)
+    r.update(target=g["device"], bs=bs, state=None)
+    if g["auto"]:
+        r.update(
+            auto_period_us_mean=g["auto"].get("period_us_mean"), auto_period_us_last=g["auto"].get("period_us_last")
+        )
+    where = f"{g['device']}, {bs}"
+    if auto is None or r["best_iops"] is None or r["cpu_floor"] is None:
+        why = (
+            "auto did not run"
+            if auto is None
+            else "no fixed period ran"
+            if r["best_iops"] is None
+            else "a CPU figure is missing"
+        )
+        return r, None, f"Polling period, {where}: {why}, so the claim is not judged."
+    c, iops, cpu = _poll_judged(target, bs, where, g["keys"], r, reps)
+    r["state"] = c["state"]
+    sentence = (
+        f"Polling period, {where}: the best fixed period was {_period_label(r['best_period_us'])} "
+        f"({_k(r['best_iops'])} IOPS); those within {1 - REACH:.0%} of it need at least "
+        f"{_fx(r['cpu_floor'])}% CPU ({_period_label(r['floor_period_us'])}); auto (mean period "
+        f"{_fx(r.get('auto_period_us_mean'))} µs) got {iops['interval_text']}x the IOPS of the best at "
+        f"{cpu['interval_text']}x the CPU of the cheapest (claim: IOPS {AUTO_IOPS.words()}, CPU "
+        f"{AUTO_CPU_RULE.words()}): "
+        f"{stats.STATE_WORDS[c['state']]}."
+    )
+    return r, c, sentence
+
+
+def _poll_judged(target, bs, where, key, r, reps):
+    """The polling period's claim on auto, judged on each repeat's ratios: its
+    IOPS over the best fixed period's, its CPU over the cheapest reaching
+    one's; the claim's state is the worse of the two. Returns (claim, IOPS
+    part, CPU part)."""
+    measured = {
+        k: r[k]
+        for k in ("best_period_us", "best_iops", "floor_period_us", "cpu_floor", "auto_iops_ratio", "auto_cpu_ratio")
+    }
+    iops = judged(
+        f"poll-{target}-{bs}-iops",
+        "IOPS",
+        repeat_ratios(reps, key["auto"], key[r["best_period_us"]], "iops"),
+        AUTO_IOPS,
+        measured,
+    )
+    cpu = judged(
+        f"poll-{target}-{bs}-cpu",
+        "CPU",
+        repeat_ratios(reps, key["auto"], key[r["floor_period_us"]], "cpu_pct"),
+        AUTO_CPU_RULE,
+        measured,
+    )
+    c = {
+        "id": f"poll-{target}-{bs}",
+        **AUTO_IOPS.as_dict(),
+        "rule": f"IOPS {AUTO_IOPS.words()}, CPU {AUTO_CPU_RULE.words()}",
+        "cpu_rule": AUTO_CPU_RULE.as_dict(),
+        "state": stats.worst_state([iops["state"], cpu["state"]]),
+        "text": f"{where}: auto gets >= {REACH:.0%} of the best fixed period's IOPS at <= {AUTO_CPU:g} x the "
+        f"least CPU of the periods that reach {REACH:.0%} of it",
+        "interval": iops["interval"],
+        "cpu_interval": cpu["interval"],
+        "interval_text": f"IOPS {iops['interval_text']}, CPU {cpu['interval_text']}",
+        "measured": measured,
+    }
+    return c, iops, cpu
 
 
 def _cache(results):

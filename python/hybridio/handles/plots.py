@@ -53,33 +53,56 @@ def handle_poll_period(found, target, path):
     if not fixed:
         return False
     positive = sorted({r["period_us"] for r in fixed if r["period_us"]}) or [1]
+    # Spinning has no period: half the shortest one puts it left of them on the log scale.
     spin_x = positive[0] / 2
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.2))
-    sizes = []
-    for r in rows:
-        if r["bs"] not in sizes:
-            sizes.append(r["bs"])
+    sizes = list(dict.fromkeys(r["bs"] for r in rows))  # in the order they came
     for i, bs in enumerate(sizes):
-        pts = sorted((r for r in fixed if r["bs"] == bs), key=lambda r: r["period_us"])
-        x = [_period_x(r["period_us"], spin_x) for r in pts]
-        for ax, col in zip(axes, ("IOPS", "CPU %")):
-            ax.plot(x, _column(pts, col), marker="o", color=f"C{i}", label=bs)
-        auto = next((r for r in rows if r["bs"] == bs and r["period_us"] == "auto"), None)
-        if auto and auto["IOPS"] is not None:
-            mean = auto.get("mean period µs")
-            ax_x = _period_x(mean, spin_x) if mean is not None and mean > 0 else spin_x
-            for ax, col in zip(axes, ("IOPS", "CPU %")):
-                if auto[col] is not None:
-                    ax.plot(
-                        [ax_x],
-                        [auto[col]],
-                        marker="*",
-                        markersize=14,
-                        color=f"C{i}",
-                        markeredgecolor="black",
-                        linestyle="none",
-                        label=f"{bs}: auto" if ax is axes[0] else None,
-                    )
+        _plot_block_size(axes, rows, fixed, bs, f"C{i}", spin_x)
+    _period_axes(axes, spin_x, positive)
+    axes[0].legend(fontsize=8, ncol=2)
+    emulated = all(r.get("target") == "emulated" for r in rows)
+    return save_figure(
+        fig,
+        f"{'emulated SSD' if emulated else target}: the completion thread's polling period (★ auto at its mean period)",
+        path,
+    )
+
+
+def _plot_block_size(axes, rows, fixed, bs, color, spin_x):
+    """One block size: its fixed periods' IOPS and CPU as a line on each
+    axes, and auto's star where it gave IOPS."""
+    pts = sorted((r for r in fixed if r["bs"] == bs), key=lambda r: r["period_us"])
+    x = [_period_x(r["period_us"], spin_x) for r in pts]
+    for ax, col in zip(axes, ("IOPS", "CPU %")):
+        ax.plot(x, _column(pts, col), marker="o", color=color, label=bs)
+    auto = next((r for r in rows if r["bs"] == bs and r["period_us"] == "auto"), None)
+    if auto and auto["IOPS"] is not None:
+        _plot_auto(axes, auto, color, bs, spin_x)
+
+
+def _plot_auto(axes, auto, color, bs, spin_x):
+    """auto's IOPS and CPU as a star at the mean period it took (at spin
+    without one); labelled once, on the IOPS axes."""
+    mean = auto.get("mean period µs")
+    ax_x = _period_x(mean, spin_x) if mean is not None and mean > 0 else spin_x
+    for ax, col in zip(axes, ("IOPS", "CPU %")):
+        if auto[col] is not None:
+            ax.plot(
+                [ax_x],
+                [auto[col]],
+                marker="*",
+                markersize=14,
+                color=color,
+                markeredgecolor="black",
+                linestyle="none",
+                label=f"{bs}: auto" if ax is axes[0] else None,
+            )
+
+
+def _period_axes(axes, spin_x, positive):
+    """The period axes: log scale, spin then the fixed periods as ticks, a
+    faint line between spin and the shortest period; a title on each."""
     ticks = [spin_x] + positive
     for ax, title in zip(axes, ("IOPS (read)", "completion thread CPU (%)")):
         ax.set_xscale("log")
@@ -90,13 +113,6 @@ def handle_poll_period(found, target, path):
         ax.set_xlabel("polling period (µs, log scale)")
         ax.set_title(title)
         ax.set_ylim(bottom=0)
-    axes[0].legend(fontsize=8, ncol=2)
-    emulated = all(r.get("target") == "emulated" for r in rows)
-    return save_figure(
-        fig,
-        f"{'emulated SSD' if emulated else target}: the completion thread's polling period (★ auto at its mean period)",
-        path,
-    )
 
 
 def draw_handles(found, plot_dir):

@@ -214,55 +214,94 @@ def _handle(job):
     return _get(job, "hybridio", "handle") or {}
 
 
+def _job_name(job, i):
+    return job.get("jobname", f"job{i}")
+
+
+def _priority_figures(jobs):
+    """Each job's IOPS, and the names of the high-priority ones."""
+    return {
+        "jobs": {_job_name(j, i): _iops(j) for i, j in enumerate(jobs)},
+        "high": [_job_name(j, i) for i, j in enumerate(jobs) if _handle(j).get("priority") == "high"],
+    }
+
+
+def _queues_figures(jobs):
+    """All jobs' IOPS together and their mean lock wait %."""
+    iops = [_iops(j) for j in jobs]
+    waits = [stats.number(_handle(j).get("lock_wait_pct")) for j in jobs]
+    waits = [w for w in waits if w is not None]
+    return {
+        "iops": sum(x for x in iops if x is not None) if any(x is not None for x in iops) else None,
+        "lock_wait_pct": sum(waits) / len(waits) if waits else None,
+        "jobs": len(jobs),
+    }
+
+
+def _poll_period_figures(jobs):
+    """The one job's read IOPS and its completion thread's CPU % and periods."""
+    j = jobs[0] if jobs else {}
+    ct = _handle(j).get("completion_thread") or {}
+    return {
+        "iops": stats.number(_get(j, "read", "iops")),
+        "cpu_pct": stats.number(ct.get("cpu_pct")),
+        "period_us_mean": stats.number(ct.get("period_us_mean")),
+        "period_us_last": stats.number(ct.get("period_us_last")),
+    }
+
+
+def _cache_figures(jobs):
+    """The one job's read IOPS and its cache's hit ratio and read-ahead I/Os
+    (the cache and read-ahead experiments)."""
+    j = jobs[0] if jobs else {}
+    cache = _handle(j).get("cache") or {}
+    return {
+        "iops": stats.number(_get(j, "read", "iops")),
+        "hit_ratio": stats.number(cache.get("hit_ratio")),
+        "readahead_ios": stats.number(cache.get("readahead_ios")),
+    }
+
+
+def _job_doing(jobs, name, side):
+    """The job called name, else the first with IOPS on `side` ("read" or "write"), else {}."""
+    job = next((j for j in jobs if j.get("jobname") == name), None)
+    if job is None:
+        job = next((j for j in jobs if (stats.number(_get(j, side, "iops")) or 0) > 0), {})
+    return job
+
+
+def _ns_to_us(ns):
+    return ns / 1e3 if ns is not None else None
+
+
+def _split_figures(jobs):
+    """The reader's p99 and mean latency (µs) and the writer's IOPS."""
+    reader, writer = _job_doing(jobs, "reader", "read"), _job_doing(jobs, "writer", "write")
+    return {
+        "read_p99_us": _ns_to_us(stats.number(_get(reader, "read", "clat_ns", "percentile", "99.000000"))),
+        "read_mean_us": _ns_to_us(stats.number(_get(reader, "read", "clat_ns", "mean"))),
+        "write_iops": stats.number(_get(writer, "write", "iops")),
+    }
+
+
+# Which reader of hio-bench's JSON gives each experiment's figures.
+EXPERIMENT_FIGURES = {
+    "priority": _priority_figures,
+    "queues": _queues_figures,
+    "poll_period": _poll_period_figures,
+    "cache": _cache_figures,
+    "readahead": _cache_figures,
+    "split": _split_figures,
+}
+
+
 def figures(experiment, doc):
     """The figures of one run of an experiment from hio-bench's JSON (a dict);
     a field the JSON lacks gives None."""
     jobs = doc.get("jobs") or []
-    if experiment == "priority":
-        return {
-            "jobs": {j.get("jobname", f"job{i}"): _iops(j) for i, j in enumerate(jobs)},
-            "high": [j.get("jobname", f"job{i}") for i, j in enumerate(jobs) if _handle(j).get("priority") == "high"],
-        }
-    if experiment == "queues":
-        iops = [_iops(j) for j in jobs]
-        waits = [stats.number(_handle(j).get("lock_wait_pct")) for j in jobs]
-        waits = [w for w in waits if w is not None]
-        return {
-            "iops": sum(x for x in iops if x is not None) if any(x is not None for x in iops) else None,
-            "lock_wait_pct": sum(waits) / len(waits) if waits else None,
-            "jobs": len(jobs),
-        }
-    if experiment in ("poll_period", "cache", "readahead"):
-        j = jobs[0] if jobs else {}
-        f = {"iops": stats.number(_get(j, "read", "iops"))}
-        if experiment == "poll_period":
-            ct = _handle(j).get("completion_thread") or {}
-            f.update(
-                cpu_pct=stats.number(ct.get("cpu_pct")),
-                period_us_mean=stats.number(ct.get("period_us_mean")),
-                period_us_last=stats.number(ct.get("period_us_last")),
-            )
-        else:
-            cache = _handle(j).get("cache") or {}
-            f.update(
-                hit_ratio=stats.number(cache.get("hit_ratio")), readahead_ios=stats.number(cache.get("readahead_ios"))
-            )
-        return f
-    if experiment == "split":
-        reader = next((j for j in jobs if j.get("jobname") == "reader"), None)
-        writer = next((j for j in jobs if j.get("jobname") == "writer"), None)
-        if reader is None:
-            reader = next((j for j in jobs if (stats.number(_get(j, "read", "iops")) or 0) > 0), {})
-        if writer is None:
-            writer = next((j for j in jobs if (stats.number(_get(j, "write", "iops")) or 0) > 0), {})
-        p99 = stats.number(_get(reader, "read", "clat_ns", "percentile", "99.000000"))
-        mean = stats.number(_get(reader, "read", "clat_ns", "mean"))
-        return {
-            "read_p99_us": p99 / 1e3 if p99 is not None else None,
-            "read_mean_us": mean / 1e3 if mean is not None else None,
-            "write_iops": stats.number(_get(writer, "write", "iops")),
-        }
-    raise ValueError(f"unknown experiment {experiment!r}")
+    if experiment not in EXPERIMENT_FIGURES:
+        raise ValueError(f"unknown experiment {experiment!r}")
+    return EXPERIMENT_FIGURES[experiment](jobs)
 
 
 def emulated(doc):

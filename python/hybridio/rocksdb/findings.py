@@ -156,81 +156,124 @@ def adaptive_claim(rows, config="hybridio-adaptive", records=()):
     objective = ADAPTIVE_OBJECTIVES[config]
     score = (lambda r: r["ops_per_s"]) if objective == "own" else (lambda r: combined_run(rows, r))
     what = "RocksDB's ops/s" if objective == "own" else "combined progress (RocksDB's and the co-runner's)"
-    judged, means = [], {}
-    for workload, ratio, degree in sorted({(r["workload"], r["ratio"], r["degree"]) for r in rows}):
-        here = [
-            (r, score(r))
-            for r in rows
-            if (r["workload"], r["ratio"], r["degree"]) == (workload, ratio, degree)
-            and r["config"] in CONFIGS
-            and (r["config"] == config or r["config"] not in ADAPTIVE_OBJECTIVES)
-        ]
-        here = [(r, v) for r, v in here if v is not None]
-        ad = next((v for r, v in here if r["config"] == config), None)
-        if ad is None or len(here) < 2:
-            continue
-        best, bv = max(here, key=lambda x: x[1])
-        for r, v in here:
-            means.setdefault(r["config"], []).append(v / bv)
-        # Against the best of the others, round by round.
-        rival = max(((r, v) for r, v in here if r["config"] != config), key=lambda x: x[1])[0]["config"]
-        st, iv = stats.decide(paired(records, workload, ratio, degree, config, rival, score), ADAPTIVE_RULE)
-        judged.append(
-            {
-                "workload": workload,
-                "ratio": ratio,
-                "degree": degree,
-                "adaptive": ad,
-                "best": best["config"],
-                "best_score": bv,
-                "score": ad / bv,
-                "passed": _at_least(ad, ADAPTIVE_RULE.threshold() * bv),
-                "rival": rival,
-                "state": st,
-                "interval": iv.as_dict() if iv else None,
-                "interval_text": stats.describe(iv),
-            }
-        )
+    judged, means = _adaptive_cells(rows, records, config, score)
     text = (
         f"{config} (objective {objective}): in every cell, its {what} is no worse than the best "
         f"configuration's at {ADAPTIVE_RULE.margin:.0%}, and the highest mean over the cells"
     )
+    claim = {"id": config, "text": text, **ADAPTIVE_RULE.as_dict()}
     if not judged:
-        return {
-            "id": config,
-            "text": text,
-            **ADAPTIVE_RULE.as_dict(),
-            "passed": None,
-            "state": None,
-            "cells": [],
-            "sentence": f"{config}: no cell with it and another configuration (and, for shared, the co-runner's "
+        return dict(
+            claim,
+            passed=None,
+            state=None,
+            cells=[],
+            sentence=f"{config}: no cell with it and another configuration (and, for shared, the co-runner's "
             f"progress), so not judged.",
-        }
-    ok = [c for c in judged if c["passed"]]
-    full = {k: v for k, v in means.items() if len(v) == len(judged)}
-    mean = {k: sum(v) / len(v) for k, v in full.items()}
+        )
+    mean, top, highest = _adaptive_means(means, len(judged), config)
+    # The highest mean is a point estimate: short of it, the claim cannot be met.
+    state = stats.worst_state([c["state"] for c in judged] + ([] if highest else [stats.UNRESOLVED]))
+    passed = all(c["passed"] for c in judged) and highest
+    sentence = _adaptive_medians_sentence(config, objective, what, judged, mean, top, passed)
+    return dict(
+        claim,
+        passed=passed,
+        state=state,
+        cells=judged,
+        means=mean,
+        sentence=sentence + " " + _adaptive_paired_sentence(judged, state),
+    )
+
+
+def _adaptive_cells(rows, records, config, score):
+    """The judged cells, those where adaptive and another configuration were
+    scored, and {configuration: [its score over the cell's best, per cell]}."""
+    judged, means = [], {}
+    for cell in sorted({(r["workload"], r["ratio"], r["degree"]) for r in rows}):
+        here = _adaptive_rivals(rows, config, cell, score)
+        if not any(r["config"] == config for r, _ in here) or len(here) < 2:
+            continue
+        c = _adaptive_cell(records, config, cell, here, score)
+        for r, v in here:
+            means.setdefault(r["config"], []).append(v / c["best_score"])
+        judged.append(c)
+    return judged, means
+
+
+def _adaptive_means(means, cells, config):
+    """Each configuration's mean relative score over the judged cells (only
+    those scored in all of them), the top one, and whether adaptive's mean
+    is the highest (or ties it)."""
+    mean = {k: sum(v) / len(v) for k, v in means.items() if len(v) == cells}
     top = max(mean, key=mean.get) if mean else None
     highest = top == config or (top is not None and _at_least(mean.get(config, 0), mean[top]))
+    return mean, top, highest
+
+
+def _adaptive_rivals(rows, config, cell, score):
+    """(row, score) of adaptive and the static configurations in one cell,
+    where scored: the other objective's adaptive is no rival."""
+    here = [
+        (r, score(r))
+        for r in rows
+        if (r["workload"], r["ratio"], r["degree"]) == cell
+        and r["config"] in CONFIGS
+        and (r["config"] == config or r["config"] not in ADAPTIVE_OBJECTIVES)
+    ]
+    return [(r, v) for r, v in here if v is not None]
+
+
+def _adaptive_cell(records, config, cell, here, score):
+    """One cell's judgement: adaptive's score against the best's medians, and
+    its paired interval against the best of the others, round by round."""
+    workload, ratio, degree = cell
+    ad = next(v for r, v in here if r["config"] == config)
+    best, bv = max(here, key=lambda x: x[1])
+    rival = max(((r, v) for r, v in here if r["config"] != config), key=lambda x: x[1])[0]["config"]
+    st, iv = stats.decide(paired(records, workload, ratio, degree, config, rival, score), ADAPTIVE_RULE)
+    return {
+        "workload": workload,
+        "ratio": ratio,
+        "degree": degree,
+        "adaptive": ad,
+        "best": best["config"],
+        "best_score": bv,
+        "score": ad / bv,
+        "passed": _at_least(ad, ADAPTIVE_RULE.threshold() * bv),
+        "rival": rival,
+        "state": st,
+        "interval": iv.as_dict() if iv else None,
+        "interval_text": stats.describe(iv),
+    }
+
+
+def _adaptive_medians_sentence(config, objective, what, judged, mean, top, passed):
+    """Claim 1 by the medians: the cells where adaptive reached the threshold,
+    its lowest, its mean against the best other mean, and where it missed."""
+    ok = [c for c in judged if c["passed"]]
     worst = min(judged, key=lambda c: c["score"])
     misses = "; ".join(
         f"{c['workload']} {_where(c['ratio'], c['degree'])}: {c['score']:.2f} of {c['best']}"
         for c in judged
         if not c["passed"]
     )
-    sentence = (
+    return (
         f"{config} (objective {objective}, scored by {what}) reached {ADAPTIVE_RULE.threshold():.0%} of the best in "
         f"{len(ok)} of {len(judged)} cells (lowest {worst['score']:.2f}, {worst['workload']} "
         f"{_where(worst['ratio'], worst['degree'])}, against {worst['best']}); mean "
         f"{mean.get(config, float('nan')):.3f}"
         + (f" against {top}'s {mean[top]:.3f}" if top and top != config else ", the highest")
         + (f"; missed at {misses}" if misses else "")
-        + f": {met(len(ok) == len(judged) and highest)}."
+        + f": {met(passed)}."
     )
-    # The highest mean is a point estimate: short of it, the claim cannot be met.
-    state = stats.worst_state([c["state"] for c in judged] + ([] if highest else [stats.UNRESOLVED]))
+
+
+def _adaptive_paired_sentence(judged, state):
+    """Claim 1 paired by round: each cell's interval and state, their counts and the claim's state."""
     counts = {k: sum(c["state"] == k for c in judged) for k in (stats.MET, stats.NOT_MET, stats.UNRESOLVED)}
-    sentence += (
-        " Paired by round, against the best other configuration, 95% intervals: "
+    return (
+        "Paired by round, against the best other configuration, 95% intervals: "
         + "; ".join(
             f"{c['workload']} {_where(c['ratio'], c['degree'])} {c['interval_text']} ({stats.STATE_WORDS[c['state']]})"
             for c in judged
@@ -238,16 +281,6 @@ def adaptive_claim(rows, config="hybridio-adaptive", records=()):
         + f"; {counts[stats.MET]} met, {counts[stats.NOT_MET]} not met, {counts[stats.UNRESOLVED]} "
         f"unresolved; {ADAPTIVE_RULE.words()}: {stats.STATE_WORDS[state]}."
     )
-    return {
-        "id": config,
-        "text": text,
-        **ADAPTIVE_RULE.as_dict(),
-        "passed": len(ok) == len(judged) and highest,
-        "state": state,
-        "cells": judged,
-        "means": mean,
-        "sentence": sentence,
-    }
 
 
 def threads_claim(rows, records=()):
@@ -314,6 +347,25 @@ def poll_vs_interrupt(rows, sweep_ratio, records=()):
     hybridio-interrupt's; then the thesis's two directions: alone polling
     does not lose (>= 0.95x), and from 10% interference it loses (< 0.95x);
     and the lowest degree at the sweep ratio from which it hurts."""
+    table = _poll_interrupt_table(rows, records)
+    claims, said = [], []
+    alone = [t for t in table if not t["degree"]]
+    contended = [t for t in table if t["degree"] >= 10]
+    if alone:
+        c, sentence = _poll_alone_claim(alone)
+        claims.append(c)
+        said.append(sentence)
+    if contended:
+        c, sentence = _poll_contended_claim(contended)
+        claims.append(c)
+        said.append(sentence)
+    crossover, sentences = _crossover(table, sweep_ratio)
+    return {"table": table, "claims": claims, "sentences": said + sentences, "crossover_degree": crossover}
+
+
+def _poll_interrupt_table(rows, records):
+    """Per mixgraph cell where both ran with ops/s: poll's figures over
+    interrupt's, its ops/s paired by round, and the cell's verdict."""
     table = []
     for ratio, degree in sorted({(r["ratio"], r["degree"]) for r in rows if r["workload"] == "mixgraph"}):
         p = _cell(rows, "mixgraph", "hybridio-poll", ratio, degree)
@@ -338,64 +390,70 @@ def poll_vs_interrupt(rows, sweep_ratio, records=()):
                 "verdict": verdict_word(ops),
             }
         )
-    claims, said = [], []
-    alone = [t for t in table if not t["degree"]]
-    contended = [t for t in table if t["degree"] >= 10]
-    if alone:
-        ok = all(_at_least(t["ops_ratio"], HURTS) for t in alone)
-        st = stats.worst_state(stats.decide(t["paired"], POLL_ALONE)[0] for t in alone)
-        claims.append(
-            {
-                "id": "poll-alone",
-                "text": f"alone, hybridio-poll's ops/s is no worse than hybridio-interrupt's at "
-                f"{POLL_ALONE.margin:.0%} at every ratio (the thesis: polling wins or ties alone)",
-                **POLL_ALONE.as_dict(),
-                "passed": ok,
-                "state": st,
-            }
-        )
-        said.append(
-            "Alone, poll / interrupt ops/s: "
-            + ", ".join(f"{t['ops_ratio_text']} at {ratio_label(t['ratio'])}" for t in alone)
-            + f" (the thesis, SPDK / Posix: 2:1 ≈ equal, 5:1 +12%, 10:1 +48%); {POLL_ALONE.words()}: "
-            f"{stats.STATE_WORDS[st]}."
-        )
-    if contended:
-        ok = all(t["ops_ratio"] < HURTS for t in contended)
-        st = stats.worst_state(stats.decide(t["paired"], POLL_CONTENDED)[0] for t in contended)
-        claims.append(
-            {
-                "id": "poll-contended",
-                "text": f"from 10% interference on, hybridio-poll's ops/s < {HURTS:g} x "
-                f"hybridio-interrupt's in every cell (the thesis: 10% costs "
-                f"SPDK ~50%, Posix < 1%)",
-                **POLL_CONTENDED.as_dict(),
-                "passed": ok,
-                "state": st,
-            }
-        )
-        said.append(
-            "With a co-runner at 10% or more, poll / interrupt ops/s: "
-            + ", ".join(f"{t['ops_ratio_text']} at {_where(t['ratio'], t['degree'])}" for t in contended)
-            + f"; {POLL_CONTENDED.words()}: {stats.STATE_WORDS[st]}."
-        )
+    return table
+
+
+def _poll_alone_claim(alone):
+    """The thesis's first direction, on the cells alone: (claim, sentence)."""
+    ok = all(_at_least(t["ops_ratio"], HURTS) for t in alone)
+    st = stats.worst_state(stats.decide(t["paired"], POLL_ALONE)[0] for t in alone)
+    claim = {
+        "id": "poll-alone",
+        "text": f"alone, hybridio-poll's ops/s is no worse than hybridio-interrupt's at "
+        f"{POLL_ALONE.margin:.0%} at every ratio (the thesis: polling wins or ties alone)",
+        **POLL_ALONE.as_dict(),
+        "passed": ok,
+        "state": st,
+    }
+    sentence = (
+        "Alone, poll / interrupt ops/s: "
+        + ", ".join(f"{t['ops_ratio_text']} at {ratio_label(t['ratio'])}" for t in alone)
+        + f" (the thesis, SPDK / Posix: 2:1 ≈ equal, 5:1 +12%, 10:1 +48%); {POLL_ALONE.words()}: "
+        f"{stats.STATE_WORDS[st]}."
+    )
+    return claim, sentence
+
+
+def _poll_contended_claim(contended):
+    """The thesis's second direction, on the cells at 10% interference or more: (claim, sentence)."""
+    ok = all(t["ops_ratio"] < HURTS for t in contended)
+    st = stats.worst_state(stats.decide(t["paired"], POLL_CONTENDED)[0] for t in contended)
+    claim = {
+        "id": "poll-contended",
+        "text": f"from 10% interference on, hybridio-poll's ops/s < {HURTS:g} x "
+        f"hybridio-interrupt's in every cell (the thesis: 10% costs "
+        f"SPDK ~50%, Posix < 1%)",
+        **POLL_CONTENDED.as_dict(),
+        "passed": ok,
+        "state": st,
+    }
+    sentence = (
+        "With a co-runner at 10% or more, poll / interrupt ops/s: "
+        + ", ".join(f"{t['ops_ratio_text']} at {_where(t['ratio'], t['degree'])}" for t in contended)
+        + f"; {POLL_CONTENDED.words()}: {stats.STATE_WORDS[st]}."
+    )
+    return claim, sentence
+
+
+def _crossover(table, sweep_ratio):
+    """The lowest degree at the sweep ratio from which polling hurts in every
+    cell above it (None if none), and the sentence that says it (none
+    without contended cells at that ratio)."""
     sweep = sorted((t for t in table if t["ratio"] == sweep_ratio and t["degree"]), key=lambda t: t["degree"])
-    crossover = None
-    for k, t in enumerate(sweep):
-        if all(u["verdict"] == "hurts" for u in sweep[k:]):
-            crossover = t["degree"]
-            break
-    if sweep:
-        said.append(
-            f"At {ratio_label(sweep_ratio)} polling hurts from "
-            + (
-                f"{crossover}% interference on"
-                if crossover is not None
-                else "no degree on (it never stays below interrupts)"
-            )
-            + " (the thesis: from ~5%; poll only when ≥ 95% of the CPU is free)."
+    crossover = next(
+        (t["degree"] for k, t in enumerate(sweep) if all(u["verdict"] == "hurts" for u in sweep[k:])), None
+    )
+    if not sweep:
+        return crossover, []
+    return crossover, [
+        f"At {ratio_label(sweep_ratio)} polling hurts from "
+        + (
+            f"{crossover}% interference on"
+            if crossover is not None
+            else "no degree on (it never stays below interrupts)"
         )
-    return {"table": table, "claims": claims, "sentences": said, "crossover_degree": crossover}
+        + " (the thesis: from ~5%; poll only when ≥ 95% of the CPU is free)."
+    ]
 
 
 def posix_claims(rows, sweep_ratio, records=()):
@@ -472,84 +530,82 @@ def _vs(rows, x, y, ratio, degree):
     return (a["ops_per_s"] / b["ops_per_s"] - 1) * 100
 
 
+# The thesis rows' short names of the configurations, in the order they are listed.
+SHORT = {
+    "hybridio-poll": "poll",
+    "posix": "posix",
+    "hybridio-interrupt": "interrupt",
+    "hybridio-adaptive": "adaptive",
+}
+
+
 def thesis_rows(rows, sweep_ratio, degrees, ratios):
     """The thesis's figures beside ours: SPDK ↔ hybridio-poll, Posix ↔ posix
     (and hybridio-interrupt, hybridio-adaptive beside them)."""
+    configs = [c for c in SHORT if any(r["config"] == c for r in rows)]
+    out = _alone_rows(rows, ratios)
+    if 10 in degrees:
+        out += _thesis_row(
+            f"10% interference at {ratio_label(sweep_ratio)}, ops/s against alone",
+            THESIS["at10"],
+            _per_config(configs, lambda c: _change(rows, c, sweep_ratio, 10)),
+        )
+    out += _gap_rows(rows, sweep_ratio, degrees)
+    out += _thesis_row(
+        f"full co-runner (100%) at {ratio_label(sweep_ratio)}, ops/s against alone",
+        THESIS["full_ops"],
+        _per_config(configs, lambda c: _change(rows, c, sweep_ratio, FULL_DEGREE)),
+    )
+    out += _thesis_row(
+        f"full co-runner (100%) at {ratio_label(sweep_ratio)}, mean latency against alone",
+        THESIS["full_latency"],
+        _per_config(configs, lambda c: _change(rows, c, sweep_ratio, FULL_DEGREE, "micros_per_op")),
+    )
+    return out + _worst_rows(rows)
+
+
+def _thesis_row(finding, thesis, ours):
+    """[the row], or [] where we have no figure to put beside the thesis's."""
+    return [{"finding": finding, "thesis": thesis, "ours": ours}] if ours else []
+
+
+def _per_config(configs, fn):
+    """fn's % per configuration that has one, joined; None if none has."""
+    parts = [f"{SHORT[c]} {_pct(fn(c))}" for c in configs if fn(c) is not None]
+    return ", ".join(parts) if parts else None
+
+
+def _alone_rows(rows, ratios):
+    """Alone at each ratio: poll against posix and against interrupt, ops/s."""
     out = []
-    configs = [
-        c
-        for c in ("hybridio-poll", "posix", "hybridio-interrupt", "hybridio-adaptive")
-        if any(r["config"] == c for r in rows)
-    ]
-    short = {
-        "hybridio-poll": "poll",
-        "posix": "posix",
-        "hybridio-interrupt": "interrupt",
-        "hybridio-adaptive": "adaptive",
-    }
-
-    def per_config(fn):
-        parts = [f"{short[c]} {_pct(fn(c))}" for c in configs if fn(c) is not None]
-        return ", ".join(parts) if parts else None
-
     for r in ratios:
         ours = []
         for x, y in (("hybridio-poll", "posix"), ("hybridio-poll", "hybridio-interrupt")):
             v = _vs(rows, x, y, r, 0)
             if v is not None:
-                ours.append(f"{short[x]} vs {short[y]} {_pct(v)}")
-        if ours:
-            out.append(
-                {
-                    "finding": f"alone at {ratio_label(r)}: SPDK against Posix, ops/s",
-                    "thesis": THESIS["alone_spdk_over_posix"].get(r, "–"),
-                    "ours": ", ".join(ours),
-                }
-            )
-    if 10 in degrees:
-        ours = per_config(lambda c: _change(rows, c, sweep_ratio, 10))
-        if ours:
-            out.append(
-                {
-                    "finding": f"10% interference at {ratio_label(sweep_ratio)}, ops/s against alone",
-                    "thesis": THESIS["at10"],
-                    "ours": ours,
-                }
-            )
-    low = [d for d in degrees if 0 < d <= 5]
-    high = [d for d in degrees if d > 5]
-    if low or high:
-        parts = []
-        for d in low + high:
-            v, w = _change(rows, "hybridio-poll", sweep_ratio, d), _vs(rows, "hybridio-poll", "posix", sweep_ratio, d)
-            if v is not None or w is not None:
-                parts.append(f"{d}%: poll {_pct(v)} against alone, {_pct(w)} against posix")
-        if parts:
-            out.append(
-                {
-                    "finding": f"polling's loss below and above ~5% interference ({ratio_label(sweep_ratio)})",
-                    "thesis": THESIS["gap"],
-                    "ours": "; ".join(parts),
-                }
-            )
-    ours = per_config(lambda c: _change(rows, c, sweep_ratio, FULL_DEGREE))
-    if ours:
-        out.append(
-            {
-                "finding": f"full co-runner (100%) at {ratio_label(sweep_ratio)}, ops/s against alone",
-                "thesis": THESIS["full_ops"],
-                "ours": ours,
-            }
+                ours.append(f"{SHORT[x]} vs {SHORT[y]} {_pct(v)}")
+        out += _thesis_row(
+            f"alone at {ratio_label(r)}: SPDK against Posix, ops/s",
+            THESIS["alone_spdk_over_posix"].get(r, "–"),
+            ", ".join(ours),
         )
-    ours = per_config(lambda c: _change(rows, c, sweep_ratio, FULL_DEGREE, "micros_per_op"))
-    if ours:
-        out.append(
-            {
-                "finding": f"full co-runner (100%) at {ratio_label(sweep_ratio)}, mean latency against alone",
-                "thesis": THESIS["full_latency"],
-                "ours": ours,
-            }
-        )
+    return out
+
+
+def _gap_rows(rows, sweep_ratio, degrees):
+    """Polling's loss at each degree, those up to 5% first: against alone and against posix."""
+    parts = []
+    for d in [d for d in degrees if 0 < d <= 5] + [d for d in degrees if d > 5]:
+        v, w = _change(rows, "hybridio-poll", sweep_ratio, d), _vs(rows, "hybridio-poll", "posix", sweep_ratio, d)
+        if v is not None or w is not None:
+            parts.append(f"{d}%: poll {_pct(v)} against alone, {_pct(w)} against posix")
+    return _thesis_row(
+        f"polling's loss below and above ~5% interference ({ratio_label(sweep_ratio)})", THESIS["gap"], "; ".join(parts)
+    )
+
+
+def _worst_rows(rows):
+    """hybridio-poll's worst latency and ops/s change over the mixgraph contention cells."""
     contended = [
         (r["ratio"], r["degree"])
         for r in rows
@@ -557,15 +613,13 @@ def thesis_rows(rows, sweep_ratio, degrees, ratios):
     ]
     lat = [v for v in (_change(rows, "hybridio-poll", r, d, "micros_per_op") for r, d in contended) if v is not None]
     ops = [v for v in (_change(rows, "hybridio-poll", r, d) for r, d in contended) if v is not None]
-    if lat and ops:
-        out.append(
-            {
-                "finding": "worst of hybridio-poll over the contention cells, against alone",
-                "thesis": THESIS["worst"],
-                "ours": f"latency {_pct(max(lat))}, ops/s {_pct(min(ops))}",
-            }
-        )
-    return out
+    if not (lat and ops):
+        return []
+    return _thesis_row(
+        "worst of hybridio-poll over the contention cells, against alone",
+        THESIS["worst"],
+        f"latency {_pct(max(lat))}, ops/s {_pct(min(ops))}",
+    )
 
 
 def plugin_table(rows):

@@ -243,38 +243,44 @@ def summarize(results, targets, bursts):
     rows = []
     for t in targets:
         for b in bursts:
-            rounds = {}
-            for r in results:
-                if r["kind"] == "cell" and r["target"] == t and r["burst"] == b:
-                    rounds.setdefault(r["round"], {})[r["strategy"]] = r["scores"]
-            row = {"target": t, "burst_ms": b, "strategies": {}, "versus_best": {}}
+            rounds = _rounds(results, t, b)
             names = sorted({s for rd in rounds.values() for s in rd})
+            statics = [x for x in STATIC if any(x in rd for rd in rounds.values())]
+            row = {"target": t, "burst_ms": b, "strategies": {}, "versus_best": {}}
             for s in names:
                 row["strategies"][s] = {
                     k: median_spread([rd[s][k] for rd in rounds.values() if s in rd])
                     for k in ("own", "theirs", "shared")
                 }
-            for s in names:
-                if s in STATIC:
-                    continue
-                obj = objective_of(s)
-                # Against the static strategy best over all rounds, round by
-                # round: the better of two noisy figures in each round would
-                # lean the ratio below 1.
-                statics = [x for x in STATIC if any(x in rd for rd in rounds.values())]
-                if not statics:
-                    continue
-                best = max(statics, key=lambda x: statistics.fmean(rd[x][obj] for rd in rounds.values() if x in rd))
-                ratios = [
-                    rd[s][obj] / rd[best][obj] for rd in rounds.values() if s in rd and best in rd and rd[best][obj]
-                ]
-                row["versus_best"][s] = median_spread(ratios)
-                if ratios and row["versus_best"][s]:
-                    row["versus_best"][s]["best_static"] = best
-                    iv = stats.ratio_interval(ratios)
-                    row["versus_best"][s].update(iv.as_dict("gm_"), state=RULE.judge(iv), interval_text=iv.text(3))
+            if statics:
+                row["versus_best"] = {s: _versus_best(rounds, s, statics) for s in names if s not in STATIC}
             rows.append(row)
     return rows
+
+
+def _rounds(results, target, burst):
+    """{round: {strategy: scores}} of one target's cells at one burst."""
+    rounds = {}
+    for r in results:
+        if r["kind"] == "cell" and r["target"] == target and r["burst"] == burst:
+            rounds.setdefault(r["round"], {})[r["strategy"]] = r["scores"]
+    return rounds
+
+
+def _versus_best(rounds, s, statics):
+    """Adaptive strategy s's score by its objective over the static strategy
+    best over all rounds, round by round: the better of two noisy figures in
+    each round would lean the ratio below 1. The ratios' median and spread,
+    with their interval and state; None without a round to pair."""
+    obj = objective_of(s)
+    best = max(statics, key=lambda x: statistics.fmean(rd[x][obj] for rd in rounds.values() if x in rd))
+    ratios = [rd[s][obj] / rd[best][obj] for rd in rounds.values() if s in rd and best in rd and rd[best][obj]]
+    out = median_spread(ratios)
+    if ratios and out:
+        iv = stats.ratio_interval(ratios)
+        out["best_static"] = best
+        out.update(iv.as_dict("gm_"), state=RULE.judge(iv), interval_text=iv.text(3))
+    return out
 
 
 # Adaptive against the better static strategy of the same round: no worse at

@@ -38,36 +38,84 @@ def verdict(rows, target, paired=None):
     if not alone:
         return {"target": target, "sentences": [f"{target}: no run without a co-runner, so no verdict."]}
     best_solo = max(r["iops"] for r in alone)
+    by = {(r["strategy"], r["corunner_load_pct"]): r for r in mine}
+    f = _paired_findings(paired, loads) if paired else _median_findings(mine, by, loads, best_solo)
+    top = max(loads)
+    both_alone = _poll_and_interrupt(by, 0) is not None
+    both_top = bool(top) and _poll_and_interrupt(by, top) is not None
+    s = _winner_sentences(f["winners"], loads, paired)
+    s += _crossover_sentences(f["stops"], both_alone, loads, paired)
+    if both_alone:
+        s.append(_alone_sentence(f))
+    if both_top:
+        s.append(_starves_sentence(f, top))
+    a = adaptive_against_static(mine, best_solo)
+    if a:
+        s.append(a.pop("sentence"))
+    return {
+        "target": target,
+        "winner_alone": f["winners"][0],
+        "winners": f["winners"],
+        "polling_stops_paying_at": f["stops"],
+        "poll_beats_interrupt_alone": f["poll_wins_alone"],
+        "poll_starves_corunner_at_top_load": f["poll_starves"],
+        "adaptive": a,
+        "sentences": s,
+    }
+
+
+def _poll_and_interrupt(by, load):
+    """poll's and interrupt's rows at one load, or None unless both ran there."""
+    p, i = by.get(("poll", load)), by.get(("interrupt", load))
+    return (p, i) if p and i else None
+
+
+def _median_findings(mine, by, loads, best_solo):
+    """verdict's findings from the medians: the best score per load, the
+    first load with a co-runner where poll scores below interrupt, and the
+    thesis's two directions (poll's IOPS alone, the co-runner's ops at the
+    top load)."""
     winners = {}
     for load in loads:
         cells = [r for r in mine if r["corunner_load_pct"] == load]
         winners[load] = max(cells, key=lambda r: score(r, best_solo))["strategy"]
-    by = {(r["strategy"], r["corunner_load_pct"]): r for r in mine}
-
-    def get(s, load):
-        return by.get((s, load))
-
     stops = None
-    if any(s == "poll" for s, _ in by) and any(s == "interrupt" for s, _ in by):
-        for load in loads:
-            p, i = get("poll", load), get("interrupt", load)
-            if load and p and i and score(p, best_solo) < score(i, best_solo):
-                stops = load
-                break
+    for load in loads:
+        pi = _poll_and_interrupt(by, load)
+        if load and pi and score(pi[0], best_solo) < score(pi[1], best_solo):
+            stops = load
+            break
     top = max(loads)
-    p_alone, i_alone, p_top, i_top = get("poll", 0), get("interrupt", 0), get("poll", top), get("interrupt", top)
-    poll_wins_alone = bool(p_alone and i_alone and p_alone["iops"] > i_alone["iops"])
-    poll_starves = bool(
-        top and p_top and i_top and (p_top["corunner_ops_per_s"] or 0) < (i_top["corunner_ops_per_s"] or 0)
-    )
-    # With the rounds, what the intervals cannot separate is a tie or undecided.
-    alone_state = starves_state = None
-    if paired:
-        winners = {ld: paired["winners"].get(ld, "tie") for ld in loads}
-        stops = next((ld for ld in loads if ld and paired["poll_rank"].get(ld) == "second"), None)
-        states = {c["id"]: c["state"] for c in paired["claims"]}
-        alone_state, starves_state = states.get("poll-beats-interrupt-alone"), states.get("poll-starves-corunner")
-        poll_wins_alone, poll_starves = alone_state == stats.MET, starves_state == stats.MET
+    at_alone, at_top = _poll_and_interrupt(by, 0), _poll_and_interrupt(by, top)
+    return {
+        "winners": winners,
+        "stops": stops,
+        "poll_wins_alone": bool(at_alone and at_alone[0]["iops"] > at_alone[1]["iops"]),
+        "poll_starves": bool(
+            top and at_top and (at_top[0]["corunner_ops_per_s"] or 0) < (at_top[1]["corunner_ops_per_s"] or 0)
+        ),
+        "alone_state": None,
+        "starves_state": None,
+    }
+
+
+def _paired_findings(paired, loads):
+    """verdict's findings decided by paired_verdict's intervals: what they
+    cannot separate is a tie (winners) or undecided (the claims' states)."""
+    states = {c["id"]: c["state"] for c in paired["claims"]}
+    alone_state, starves_state = states.get("poll-beats-interrupt-alone"), states.get("poll-starves-corunner")
+    return {
+        "winners": {ld: paired["winners"].get(ld, "tie") for ld in loads},
+        "stops": next((ld for ld in loads if ld and paired["poll_rank"].get(ld) == "second"), None),
+        "poll_wins_alone": alone_state == stats.MET,
+        "poll_starves": starves_state == stats.MET,
+        "alone_state": alone_state,
+        "starves_state": starves_state,
+    }
+
+
+def _winner_sentences(winners, loads, paired):
+    """Who wins alone, and who beside the co-runner at each load."""
     by_rounds = " (paired by round; a tie where the interval cannot separate the first two)" if paired else ""
     s = [
         f"Alone, {winners[0]} gives the most IOPS{by_rounds}."
@@ -77,51 +125,48 @@ def verdict(rows, target, paired=None):
     under = ", ".join(f"{load}%: {winners[load]}" for load in loads if load)
     if under:
         s.append(f"Beside the co-runner, the best combined progress of both tenants goes to: {under}.")
+    return s
+
+
+def _crossover_sentences(stops, both_alone, loads, paired):
+    """Where polling stops paying, or that it never does (said only when
+    poll and interrupt both ran alone and some co-runner load was measured)."""
     if stops is not None:
-        s.append(f"Polling stops paying at {stops}% co-runner load: from there interrupts give both tenants more.")
-    elif p_alone and i_alone and len(loads) > 1:
-        s.append(
+        return [f"Polling stops paying at {stops}% co-runner load: from there interrupts give both tenants more."]
+    if both_alone and len(loads) > 1:
+        return [
             "Polling never stops paying up to the highest load measured"
             + (" (it never falls clearly behind interrupts)." if paired else ".")
+        ]
+    return []
+
+
+def _alone_sentence(f):
+    """The thesis's first direction: polling beats interrupts alone."""
+    if f["alone_state"] == stats.UNRESOLVED:
+        return (
+            "Undecided here whether polling beats interrupts in IOPS when the core is free: the interval straddles 1."
         )
-    if p_alone and i_alone:
-        if alone_state == stats.UNRESOLVED:
-            s.append(
-                "Undecided here whether polling beats interrupts in IOPS when the core is free: the interval "
-                "straddles 1."
-            )
-        else:
-            s.append(
-                "As in the thesis, polling beats interrupts in IOPS when the core is free."
-                if poll_wins_alone
-                else "Unlike the thesis, polling does not beat interrupts in IOPS here even with the core free."
-            )
-    if p_top and i_top and top:
-        if starves_state == stats.UNRESOLVED:
-            s.append(
-                f"Undecided here whether at {top}% load polling leaves the co-runner less than interrupts do: "
-                f"the interval straddles 1."
-            )
-        else:
-            s.append(
-                f"As in the thesis, at {top}% load polling leaves the co-runner less throughput than interrupts do."
-                if poll_starves
-                else f"Unlike the thesis, at {top}% load polling does not leave the co-runner less throughput "
-                f"than interrupts do."
-            )
-    a = adaptive_against_static(mine, best_solo)
-    if a:
-        s.append(a.pop("sentence"))
-    return {
-        "target": target,
-        "winner_alone": winners[0],
-        "winners": winners,
-        "polling_stops_paying_at": stops,
-        "poll_beats_interrupt_alone": poll_wins_alone,
-        "poll_starves_corunner_at_top_load": poll_starves,
-        "adaptive": a,
-        "sentences": s,
-    }
+    return (
+        "As in the thesis, polling beats interrupts in IOPS when the core is free."
+        if f["poll_wins_alone"]
+        else "Unlike the thesis, polling does not beat interrupts in IOPS here even with the core free."
+    )
+
+
+def _starves_sentence(f, top):
+    """The thesis's second direction: at the top load polling starves the co-runner."""
+    if f["starves_state"] == stats.UNRESOLVED:
+        return (
+            f"Undecided here whether at {top}% load polling leaves the co-runner less than interrupts do: "
+            f"the interval straddles 1."
+        )
+    return (
+        f"As in the thesis, at {top}% load polling leaves the co-runner less throughput than interrupts do."
+        if f["poll_starves"]
+        else f"Unlike the thesis, at {top}% load polling does not leave the co-runner less throughput "
+        f"than interrupts do."
+    )
 
 
 def adaptive_against_static(mine, best_solo):
@@ -249,7 +294,31 @@ def paired_verdict(runs, corunner_alone, target, progress="corunner_ops_per_s"):
     scores = round_scores(runs, corunner_alone, target, progress)
     loads = sorted({ld for _, ld in scores})
     strategies = sorted({st for st, _ in scores})
-    claims, winners, said = [], {}, []
+    poll_rank = {
+        ld: stats.rank(_pairs(scores, "poll", "interrupt", ld))
+        for ld in loads
+        if ("poll", ld) in scores and ("interrupt", ld) in scores
+    }
+    claims = _thesis_claims(scores, loads) + _adaptive_claims(scores, loads, strategies)
+    said = [
+        f"{c['text'][0].upper()}{c['text'][1:]}: {c['interval_text']}, {c['rule']}: {stats.STATE_WORDS[c['state']]}."
+        for c in claims
+    ]
+    counts = {k: sum(c["state"] == k for c in claims) for k in (stats.MET, stats.NOT_MET, stats.UNRESOLVED)}
+    return {
+        "claims": claims,
+        "winners": _paired_winners(scores, loads, strategies),
+        "poll_rank": poll_rank,
+        "counts": counts,
+        "sentences": said,
+    }
+
+
+def _paired_winners(scores, loads, strategies):
+    """{load: winner}: the best mean score, where its ratio to the second's
+    interval ranks it first, else "tie"; loads with fewer than two
+    strategies are left out."""
+    winners = {}
     for ld in loads:
         here = [st for st in strategies if (st, ld) in scores]
         if len(here) < 2:
@@ -257,39 +326,39 @@ def paired_verdict(runs, corunner_alone, target, progress="corunner_ops_per_s"):
         mean = {st: _mean_score(scores, st, ld) for st in here}
         first, second = sorted(here, key=mean.get, reverse=True)[:2]
         winners[ld] = first if stats.rank(_pairs(scores, first, second, ld)) == "first" else "tie"
-    poll_rank = {
-        ld: stats.rank(_pairs(scores, "poll", "interrupt", ld))
-        for ld in loads
-        if ("poll", ld) in scores and ("interrupt", ld) in scores
-    }
+    return winners
+
+
+def _thesis_claims(scores, loads):
+    """The thesis's two directions, where poll and interrupt both ran: alone
+    poll's IOPS beat interrupt's; at the top load the co-runner gets less
+    beside poll than beside interrupt."""
+    claims = []
     if ("poll", 0) in scores and ("interrupt", 0) in scores:
-        claims.append(
-            dict(
-                stats.claim(
-                    "poll-beats-interrupt-alone",
-                    "alone, poll's IOPS >= interrupt's",
-                    _pairs(scores, "poll", "interrupt", 0, 1),
-                    stats.superior(),
-                ),
-                load=0,
-                compared=["poll", "interrupt"],
-            )
+        c = stats.claim(
+            "poll-beats-interrupt-alone",
+            "alone, poll's IOPS >= interrupt's",
+            _pairs(scores, "poll", "interrupt", 0, 1),
+            stats.superior(),
         )
+        claims.append(dict(c, load=0, compared=["poll", "interrupt"]))
     top = max(loads) if loads else 0
     if top and ("poll", top) in scores and ("interrupt", top) in scores:
-        claims.append(
-            dict(
-                stats.claim(
-                    "poll-starves-corunner",
-                    f"at {top}% load, the co-runner gets less beside poll than beside interrupt",
-                    _pairs(scores, "poll", "interrupt", top, 2),
-                    stats.superior(lower_is_better=True),
-                ),
-                load=top,
-                compared=["poll", "interrupt"],
-            )
+        c = stats.claim(
+            "poll-starves-corunner",
+            f"at {top}% load, the co-runner gets less beside poll than beside interrupt",
+            _pairs(scores, "poll", "interrupt", top, 2),
+            stats.superior(lower_is_better=True),
         )
+        claims.append(dict(c, load=top, compared=["poll", "interrupt"]))
+    return claims
+
+
+def _adaptive_claims(scores, loads, strategies):
+    """Per load where adaptive ran: its score no worse than the best static
+    strategy's (by mean score) at ADAPTIVE_RULE's margin."""
     statics = [st for st in strategies if st != "adaptive"]
+    claims = []
     for ld in loads:
         rivals = [st for st in statics if (st, ld) in scores]
         if ("adaptive", ld) not in scores or not rivals:
@@ -303,13 +372,7 @@ def paired_verdict(runs, corunner_alone, target, progress="corunner_ops_per_s"):
             ADAPTIVE_RULE,
         )
         claims.append(dict(c, load=ld, best_static=best, compared=["adaptive", best]))
-    for c in claims:
-        said.append(
-            f"{c['text'][0].upper()}{c['text'][1:]}: {c['interval_text']}, {c['rule']}: "
-            f"{stats.STATE_WORDS[c['state']]}."
-        )
-    counts = {k: sum(c["state"] == k for c in claims) for k in (stats.MET, stats.NOT_MET, stats.UNRESOLVED)}
-    return {"claims": claims, "winners": winners, "poll_rank": poll_rank, "counts": counts, "sentences": said}
+    return claims
 
 
 def noise(runs, target):
