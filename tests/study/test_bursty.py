@@ -4,6 +4,8 @@ comparison with the better static strategy, and reaction times."""
 
 import argparse
 import os
+import subprocess
+import sys
 import time
 
 import pytest
@@ -230,3 +232,31 @@ def test_bursty_verdicts_as_claims():
     assert "50 ms on / 50 ms off" in c["text"]
     assert c["compared"] == ["adaptive", "poll"]  # poll's shared score is the better static one
     assert bursty.claims(rows, "other") == []
+
+
+def test_the_neighbour_dies_with_a_killed_study():
+    """A study killed with SIGKILL runs no cleanup; its busy loop must not outlive it."""
+    code = (
+        "import time\n"
+        "from hybridio.study.bursty import Neighbour\n"
+        "n = Neighbour(0, 0).__enter__()\n"
+        "print(n.proc.pid, flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    study = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    loop = int(study.stdout.readline())
+    assert os.path.exists(f"/proc/{loop}")
+    study.kill()
+    study.wait()
+    deadline = time.time() + 5
+    while time.time() < deadline and os.path.exists(f"/proc/{loop}") and "Z" not in stat_state(loop):
+        time.sleep(0.05)
+    assert not os.path.exists(f"/proc/{loop}") or "Z" in stat_state(loop), "the busy loop outlived the study"
+
+
+def stat_state(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return "gone"

@@ -11,6 +11,7 @@ import tempfile
 import threading
 import time
 
+from . import process
 from .cores import expand_cpus
 from .errors import UsageError
 from .process import DutyCycle, kill_group, signal_group
@@ -74,7 +75,11 @@ class CoRunner:
         # the whole group, and nothing of it outlives the study.
         try:
             self.proc = subprocess.Popen(
-                self.command(self._yaml), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+                self.command(self._yaml),
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                preexec_fn=process.die_with_parent,
             )
         except OSError:
             os.unlink(self._yaml)  # __exit__ does not run when __enter__ raises

@@ -82,7 +82,7 @@ class Neighbour:
         self.proc = subprocess.Popen(
             ["sh", "-c", "while :; do :; done"],
             start_new_session=True,
-            preexec_fn=lambda: os.sched_setaffinity(0, {cpu}),
+            preexec_fn=lambda: (process.die_with_parent(), os.sched_setaffinity(0, {cpu})),
         )
         self._duty = process.DutyCycle(self.proc, burst_ms / 1e3, burst_ms / 1e3)
         self.transitions = self._duty.transitions
