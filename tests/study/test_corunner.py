@@ -72,6 +72,9 @@ def test_study_stops_cleanly_on_sigint(no_stray_stress_ng, hio_bench, tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # A test command started in the background inherits SIGINT ignored, and
+        # Python then never raises KeyboardInterrupt: the study takes the default.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.time() + 30
     while not stress_ng_pids() and time.time() < deadline:
