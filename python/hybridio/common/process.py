@@ -10,6 +10,10 @@ import threading
 import time
 
 PR_SET_PDEATHSIG = 1
+# Resolved here, in the parent: a preexec_fn runs in a child forked from a
+# threaded process, where loading or looking up a symbol could wait forever
+# on a lock another thread held at the fork.
+_prctl = ctypes.CDLL(None, use_errno=True).prctl
 
 
 def timeout_s(runtime, slack=60):
@@ -24,7 +28,7 @@ def die_with_parent():
     started it dies. A co-runner in a session of its own is out of reach of
     a kill of the study's group, and a killed study runs no cleanup: without
     this a busy loop outlives it and skews every later measurement."""
-    if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
+    if _prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG)")
 
 
