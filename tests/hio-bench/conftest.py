@@ -7,16 +7,6 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="session")
-def hio_bench():
-    path = Path(os.environ.get("HIO_BENCH", ROOT / "build" / "hio-bench"))
-    if not path.exists():
-        pytest.fail(f"{path} does not exist: run `make build` first")
-    return str(path)
-
 
 @pytest.fixture
 def run(hio_bench):

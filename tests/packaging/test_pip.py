@@ -28,14 +28,6 @@ def checkout_copy(into):
 
 
 @pytest.fixture(scope="module")
-def hio_bench():
-    path = Path(os.environ.get("HIO_BENCH", ROOT / "build" / "hio-bench"))
-    if not path.exists():
-        pytest.fail(f"{path} does not exist: run `make build` first")
-    return path
-
-
-@pytest.fixture(scope="module")
 def venv(tmp_path_factory):
     v = tmp_path_factory.mktemp("venv")
     subprocess.run([sys.executable, "-m", "venv", str(v)], check=True)

@@ -18,6 +18,15 @@ def study_parser(prog, doc, quick_help=None):
     return ap
 
 
+def with_defaults(a, defaults, quick):
+    """Fills the options a left unset (None) from quick under --quick, from
+    defaults otherwise, and returns a."""
+    for k, v in (quick if a.quick else defaults).items():
+        if getattr(a, k) is None:
+            setattr(a, k, v)
+    return a
+
+
 def run_command(prog, argv, parse_args, resolve, run):
     """parse_args(argv) gives the argparse Namespace; resolve(namespace), the
     command's edge and the last to see it, checks it and returns (options,

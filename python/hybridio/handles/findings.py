@@ -29,9 +29,23 @@ READAHEAD = stats.non_inferior(stats.RATE_MARGIN)  # auto read-ahead's IOPS agai
 EPS = 1e-9  # relative slack so that a figure exactly on a threshold counts as meeting it
 
 
-def _finding(columns, rows, said, claims=(), **extra):
-    """One experiment's table, claims and sentences, as findings() returns them."""
+def _finding(rows, said, claims=(), columns=None, **extra):
+    """One experiment's table, claims and sentences, as findings() returns them.
+    The table's columns are its rows' keys unless named."""
+    columns = list(columns) if columns else (list(rows[0]) if rows else [])
     return {"columns": columns, "rows": rows, "claims": list(claims), "sentences": said, **extra}
+
+
+def _row(rec, keys, figures, spread=None):
+    """One configuration's table row: what tells it apart, the device it ran on,
+    its figures, then (spread = (label, figure)) that figure's spread between
+    repeats, and the repeat count."""
+    row = {**keys, "device": device(rec["target"], rec["emulated"]), **figures}
+    if spread:
+        label, figure = spread
+        row[f"{label} spread %"] = rec["spread"].get(figure)
+    row["repeats"] = rec["repeats"]
+    return row
 
 
 def medians(results, experiment):
@@ -206,22 +220,14 @@ def _priority(results):
     for label, rec in (("on", on), ("off", off)):
         if rec:
             for j, v in rec["figures"].get("jobs", {}).items():
-                rows.append(
-                    {
-                        "priority": label,
-                        "job": j,
-                        "device": device(rec["target"], rec["emulated"]),
-                        "IOPS": v,
-                        "repeats": rec["repeats"],
-                    }
-                )
+                rows.append(_row(rec, {"priority": label, "job": j}, {"IOPS": v}))
     reps = by_repeat(results, "priority")
     claims, said = priority_claims(
         [r["priority-high"].get("jobs", {}) for r in reps if "priority-high" in r],
         high,
         [r["priority-normal"].get("jobs", {}) for r in reps if "priority-normal" in r],
     )
-    return _finding(["priority", "job", "device", "IOPS", "repeats"], rows, said, claims=claims)
+    return _finding(rows, said, claims=claims)
 
 
 def queue_peaks(points):
@@ -244,17 +250,8 @@ def _queues(results):
         f = rec["figures"]
         points.setdefault(q, {})[n] = f.get("iops")
         waits.setdefault(q, {})[n] = f.get("lock_wait_pct")
-        rows.append(
-            {
-                "queue": q,
-                "jobs": n,
-                "device": device(rec["target"], rec["emulated"]),
-                "IOPS": f.get("iops"),
-                "lock wait %": f.get("lock_wait_pct"),
-                "IOPS spread %": rec["spread"].get("iops"),
-                "repeats": rec["repeats"],
-            }
-        )
+        figures = {"IOPS": f.get("iops"), "lock wait %": f.get("lock_wait_pct")}
+        rows.append(_row(rec, {"queue": q, "jobs": n}, figures, spread=("IOPS", "iops")))
     rows.sort(key=lambda r: (QUEUE_MODES.index(r["queue"]) if r["queue"] in QUEUE_MODES else 9, r["jobs"]))
     peaks = queue_peaks(points)
     said = []
@@ -277,9 +274,7 @@ def _queues(results):
         )
     elif not peaks:
         said.append("Queues: no runs.")
-    return _finding(
-        ["queue", "jobs", "device", "IOPS", "lock wait %", "IOPS spread %", "repeats"], rows, said, measured=measured
-    )
+    return _finding(rows, said, measured=measured)
 
 
 def poll_claim(fixed, auto):
@@ -372,7 +367,7 @@ def _poll_period(results):
         if c:
             claims.append(c)
     return _finding(
-        list(POLL_COLUMNS), rows, said, claims=claims, summary=summary, summary_columns=list(POLL_SUMMARY_COLUMNS)
+        rows, said, claims=claims, columns=POLL_COLUMNS, summary=summary, summary_columns=list(POLL_SUMMARY_COLUMNS)
     )
 
 
@@ -476,40 +471,20 @@ def _cache(results):
         mb, f = rec["config"]["cache_mb"], rec["figures"]
         ratio, exp = expected.get(mb, (rec["config"].get("ratio"), None))
         iops = f.get("iops")
-        rows.append(
-            {
-                "cache MiB": mb,
-                "dataset:cache": ratio,
-                "device": device(rec["target"], rec["emulated"]),
-                "IOPS": iops,
-                "hit ratio": f.get("hit_ratio"),
-                "expected hit ratio": exp,
-                "IOPS / no cache": iops / base if iops is not None and base else None,
-                "IOPS spread %": rec["spread"].get("iops"),
-                "repeats": rec["repeats"],
-            }
-        )
+        figures = {
+            "IOPS": iops,
+            "hit ratio": f.get("hit_ratio"),
+            "expected hit ratio": exp,
+            "IOPS / no cache": iops / base if iops is not None and base else None,
+        }
+        rows.append(_row(rec, {"cache MiB": mb, "dataset:cache": ratio}, figures, spread=("IOPS", "iops")))
         if mb and f.get("hit_ratio") is not None:
             parts.append(
                 f"{f['hit_ratio']:.2f} at {ratio} (expected {exp:.2f})"
                 + (f", {iops / base:.2f}x the IOPS of no cache" if iops is not None and base else "")
             )
     said = [f"Cache: hit ratio {'; '.join(parts)}."] if parts else (["Cache: no runs."] if not m else [])
-    return _finding(
-        [
-            "cache MiB",
-            "dataset:cache",
-            "device",
-            "IOPS",
-            "hit ratio",
-            "expected hit ratio",
-            "IOPS / no cache",
-            "IOPS spread %",
-            "repeats",
-        ],
-        rows,
-        said,
-    )
+    return _finding(rows, said)
 
 
 def readahead_claim(by_mode):
@@ -529,18 +504,8 @@ def _readahead(results):
         c, f = rec["config"], rec["figures"]
         by.setdefault(c["rw"], {})[c["readahead"]] = f.get("iops")
         keys[(c["rw"], c["readahead"])] = key
-        rows.append(
-            {
-                "pattern": c["rw"],
-                "readahead": c["readahead"],
-                "device": device(rec["target"], rec["emulated"]),
-                "IOPS": f.get("iops"),
-                "hit ratio": f.get("hit_ratio"),
-                "read-ahead I/Os": f.get("readahead_ios"),
-                "IOPS spread %": rec["spread"].get("iops"),
-                "repeats": rec["repeats"],
-            }
-        )
+        figures = {"IOPS": f.get("iops"), "hit ratio": f.get("hit_ratio"), "read-ahead I/Os": f.get("readahead_ios")}
+        rows.append(_row(rec, {"pattern": c["rw"], "readahead": c["readahead"]}, figures, spread=("IOPS", "iops")))
     claims, said = [], []
     reps = by_repeat(results, "readahead")
     for rw in READAHEAD_PATTERNS + tuple(k for k in by if k not in READAHEAD_PATTERNS):
@@ -564,21 +529,7 @@ def _readahead(results):
             f"Read-ahead, {words}: auto got {c['interval_text']}x the IOPS of the better of on and off "
             f"({r['better_of_on_off']}) (claim: {READAHEAD.words()}): {stats.STATE_WORDS[c['state']]}."
         )
-    return _finding(
-        [
-            "pattern",
-            "readahead",
-            "device",
-            "IOPS",
-            "hit ratio",
-            "read-ahead I/Os",
-            "IOPS spread %",
-            "repeats",
-        ],
-        rows,
-        said,
-        claims=claims,
-    )
+    return _finding(rows, said, claims=claims)
 
 
 def _split(results):
@@ -587,17 +538,12 @@ def _split(results):
     for rec in m.values():
         q, f = rec["config"]["queue"], rec["figures"]
         by[q] = f
-        rows.append(
-            {
-                "queue": q,
-                "device": device(rec["target"], rec["emulated"]),
-                "reader p99 µs": f.get("read_p99_us"),
-                "reader mean µs": f.get("read_mean_us"),
-                "writer IOPS": f.get("write_iops"),
-                "p99 spread %": rec["spread"].get("read_p99_us"),
-                "repeats": rec["repeats"],
-            }
-        )
+        figures = {
+            "reader p99 µs": f.get("read_p99_us"),
+            "reader mean µs": f.get("read_mean_us"),
+            "writer IOPS": f.get("write_iops"),
+        }
+        rows.append(_row(rec, {"queue": q}, figures, spread=("p99", "read_p99_us")))
     said, measured = [], {}
     s, t = (by.get("shared") or {}).get("read_p99_us"), (by.get("split_rw") or {}).get("read_p99_us")
     if s is not None and t:
@@ -609,12 +555,7 @@ def _split(results):
         )
     elif m:
         said.append("Split: a run is missing, so no comparison.")
-    return _finding(
-        ["queue", "device", "reader p99 µs", "reader mean µs", "writer IOPS", "p99 spread %", "repeats"],
-        rows,
-        said,
-        measured=measured,
-    )
+    return _finding(rows, said, measured=measured)
 
 
 BUILDERS = {

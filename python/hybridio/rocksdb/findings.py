@@ -393,44 +393,47 @@ def _poll_interrupt_table(rows, records):
     return table
 
 
+def _poll_claim(cid, text, rule, cells, passed):
+    """A claim on poll against interrupt over cells: passed is the point
+    verdict, the state the worst of the cells' paired decisions."""
+    st = stats.worst_state(stats.decide(t["paired"], rule)[0] for t in cells)
+    return {"id": cid, "text": text, **rule.as_dict(), "passed": passed, "state": st}
+
+
 def _poll_alone_claim(alone):
     """The thesis's first direction, on the cells alone: (claim, sentence)."""
-    ok = all(_at_least(t["ops_ratio"], HURTS) for t in alone)
-    st = stats.worst_state(stats.decide(t["paired"], POLL_ALONE)[0] for t in alone)
-    claim = {
-        "id": "poll-alone",
-        "text": f"alone, hybridio-poll's ops/s is no worse than hybridio-interrupt's at "
+    claim = _poll_claim(
+        "poll-alone",
+        f"alone, hybridio-poll's ops/s is no worse than hybridio-interrupt's at "
         f"{POLL_ALONE.margin:.0%} at every ratio (the thesis: polling wins or ties alone)",
-        **POLL_ALONE.as_dict(),
-        "passed": ok,
-        "state": st,
-    }
+        POLL_ALONE,
+        alone,
+        all(_at_least(t["ops_ratio"], HURTS) for t in alone),
+    )
     sentence = (
         "Alone, poll / interrupt ops/s: "
         + ", ".join(f"{t['ops_ratio_text']} at {ratio_label(t['ratio'])}" for t in alone)
         + f" (the thesis, SPDK / Posix: 2:1 ≈ equal, 5:1 +12%, 10:1 +48%); {POLL_ALONE.words()}: "
-        f"{stats.STATE_WORDS[st]}."
+        f"{stats.STATE_WORDS[claim['state']]}."
     )
     return claim, sentence
 
 
 def _poll_contended_claim(contended):
     """The thesis's second direction, on the cells at 10% interference or more: (claim, sentence)."""
-    ok = all(t["ops_ratio"] < HURTS for t in contended)
-    st = stats.worst_state(stats.decide(t["paired"], POLL_CONTENDED)[0] for t in contended)
-    claim = {
-        "id": "poll-contended",
-        "text": f"from 10% interference on, hybridio-poll's ops/s < {HURTS:g} x "
+    claim = _poll_claim(
+        "poll-contended",
+        f"from 10% interference on, hybridio-poll's ops/s < {HURTS:g} x "
         f"hybridio-interrupt's in every cell (the thesis: 10% costs "
         f"SPDK ~50%, Posix < 1%)",
-        **POLL_CONTENDED.as_dict(),
-        "passed": ok,
-        "state": st,
-    }
+        POLL_CONTENDED,
+        contended,
+        all(t["ops_ratio"] < HURTS for t in contended),
+    )
     sentence = (
         "With a co-runner at 10% or more, poll / interrupt ops/s: "
         + ", ".join(f"{t['ops_ratio_text']} at {_where(t['ratio'], t['degree'])}" for t in contended)
-        + f"; {POLL_CONTENDED.words()}: {stats.STATE_WORDS[st]}."
+        + f"; {POLL_CONTENDED.words()}: {stats.STATE_WORDS[claim['state']]}."
     )
     return claim, sentence
 

@@ -165,10 +165,7 @@ def parse_args(argv):
     )
     ap.add_argument("--db-bench", default="db_bench", help="(default: %(default)s)")
     a = ap.parse_args(argv)
-    for k, v in (QUICK if a.quick else DEFAULTS).items():
-        if getattr(a, k) is None:
-            setattr(a, k, v)
-    return a
+    return command.with_defaults(a, DEFAULTS, QUICK)
 
 
 def _int(name, text, lo, hi, what):

@@ -145,10 +145,7 @@ def parse_args(argv):
     a = ap.parse_args(argv)
     if a.driver == "fio" and a.threads is None:
         a.threads = "1"  # one emulated SSD per fio job: see resolve
-    for k, v in (QUICK if a.quick else DEFAULTS).items():
-        if getattr(a, k) is None:
-            setattr(a, k, v)
-    return a
+    return command.with_defaults(a, DEFAULTS, QUICK)
 
 
 def int_list(name, text, lo, hi):
