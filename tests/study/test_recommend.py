@@ -113,15 +113,22 @@ def test_no_verdict_without_a_run_alone():
     assert recommend.recommend(v)["text"].startswith("no recommendation: t: no run without a co-runner")
 
 
-def test_terminal_leads_with_the_recommendations(capsys):
+def test_the_terminal_ends_with_the_recommendations(capsys):
+    """The details come first and the answer last, so that the last screen leads with it."""
     rows = rows_for([0, 50, 100], {0: 100, 50: 60, 100: 40})
     claims = [claim("poll-beats-interrupt-alone", 0, stats.MET)]
     v = target_verdict(rows, {0: "first", 50: "second", 100: "second"}, claims)
     v["recommendation"] = recommend.recommend(v)
     study = SimpleNamespace(extra_rounds=[], cfg={"budget_s": 0})
-    outputs.say(study, [v], None, None, [("clock source", "tsc")])
+    handles = {"findings": {"cache": {"title": "Cache", "emulated": False, "sentences": ["Cache: no runs."]}}}
+    handles["error"] = None
+    outputs.say(study, [v], {"sentence": "Adaptive overall."}, handles, [("clock source", "tsc")])
     lines = [ln for ln in capsys.readouterr().out.splitlines() if ln.strip()]
-    assert lines[0].startswith("Recommendation")
-    assert lines[1] == "  t (disk): " + v["recommendation"]["text"] + " Verdicts: 1 met, 0 NOT met, 0 unresolved."
-    assert lines[2] == "  On: clock source tsc."
-    assert lines[3] == "t:"
+    assert lines[0] == "t:"
+    assert lines.index("    Cache: no runs.") < lines.index(next(ln for ln in lines if ln.startswith("Recommendation")))
+    tail = lines[-5:]
+    assert tail[0].startswith("Recommendation")
+    assert tail[1] == "  t (disk): " + v["recommendation"]["text"] + " Verdicts: 1 met, 0 NOT met, 0 unresolved."
+    assert tail[2] == "  On: clock source tsc."
+    assert tail[3].startswith("Verdicts: 1 met, 0 not met, 0 unresolved")
+    assert tail[4] == "Adaptive overall."

@@ -119,25 +119,14 @@ def meta(study, overall):
 
 
 def say(study, verdicts, overall, handle_section, facts=()):
-    """The findings on the terminal: first the recommendation per target and
-    the machine facts behind it, then each target's sentences, the claims'
-    count, the handle experiments'."""
-    print()
-    for line in recommend.lines([v["recommendation"] for v in verdicts]):
-        print(line)
-    if facts:
-        print("  On: " + "; ".join(f"{k} {val}" for k, val in facts) + ".")
+    """The findings on the terminal: the details first (each target's
+    sentences, the handle experiments'), then the answer, so that the last
+    screen leads with it: the recommendation per target, the machine facts
+    behind it, the claims' count and adaptive's overall figure."""
     for v in verdicts:
         print(f"\n{v['target']}:")
         for s in v["sentences"]:
             print(f"  {s}")
-    n = {k: sum(v["claim_counts"][k] for v in verdicts) for k in ("met", "not_met", "unresolved")}
-    print(
-        f"\nVerdicts: {n['met']} met, {n['not_met']} not met, {n['unresolved']} unresolved "
-        f"({len(study.extra_rounds)} extra round(s) within the {study.cfg['budget_s'] / 60:g} min budget)."
-    )
-    if overall:
-        print(f"\n{overall['sentence']}")
     if handle_section:
         print("\nHandles, queues and the cache (all cores, no co-runner):")
         for f in handle_section["findings"].values():
@@ -146,3 +135,15 @@ def say(study, verdicts, overall, handle_section, facts=()):
                 print(f"    {s}")
         if handle_section["error"]:
             print(f"  Stopped early: {handle_section['error']}")
+    print()
+    for line in recommend.lines([v["recommendation"] for v in verdicts]):
+        print(line)
+    if facts:
+        print("  On: " + "; ".join(f"{k} {val}" for k, val in facts) + ".")
+    n = {k: sum(v["claim_counts"][k] for v in verdicts) for k in ("met", "not_met", "unresolved")}
+    print(
+        f"Verdicts: {n['met']} met, {n['not_met']} not met, {n['unresolved']} unresolved "
+        f"({len(study.extra_rounds)} extra round(s) within the {study.cfg['budget_s'] / 60:g} min budget)."
+    )
+    if overall:
+        print(overall["sentence"])

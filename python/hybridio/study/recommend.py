@@ -125,7 +125,7 @@ def recommend(v):
 
 
 def lines(recs):
-    """The recommendations as the terminal prints them first."""
+    """The recommendations as the terminal prints them, at the end of its findings."""
     out = ["Recommendation (which way of waiting to use, from this study's verdicts):"]
     for r in recs:
         out.append(f"  {r['label']}: {r['text']} Verdicts: {r['counts_text']}.")
