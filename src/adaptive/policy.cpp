@@ -279,7 +279,11 @@ double AdaptivePolicy::score(Mode m, const Signals& sig) const {
 Mode AdaptivePolicy::best(const Signals& sig, std::array<double, kModes>& obj) const {
   const Table& t = table(sig);
   const ModeCost& poll = t.cost[size_t(int(Mode::poll))];
-  bool light = level(sig) == 0 && sig.wait_share < p_.light_wait_share && poll.known;
+  // A light demand has its rate whatever the mode, so the mode is chosen by
+  // its cost, where the queue is alone on its core: with several of ours,
+  // one spinning holds the core while the others' completions wait, and the
+  // mode moves the rate they reach.
+  bool light = level(sig) == 0 && sig.ours <= 1 && sig.wait_share < p_.light_wait_share && poll.known;
   for (int i = 0; i < kModes; i++) {
     Mode m = Mode(i);
     const ModeCost& c = t.cost[size_t(i)];

@@ -1158,6 +1158,36 @@ TEST(AdaptivePolicy, AloneIsNotAReasonToPollWhenSeveralOfOursShareTheCore) {
   }
 }
 
+// A light demand is served at polling's latency for the least CPU only
+// where the queue is alone on its core: with several of ours there, one
+// spinner holds the core while the others' completions wait, so the mode
+// moves the rate they reach and the rate decides. Sleeping here does twice
+// polling's rate at four times its latency and more CPU per read.
+TEST(AdaptivePolicy, WithSeveralOfOursALightDemandIsScoredByItsRate) {
+  for (int ours : {1, 2}) {
+    AdaptivePolicy p;
+    Signals g = sig(0.0, 0.3, /*wait_share=*/0.3);
+    g.ours = ours;
+    uint64_t now = 0;
+    Mode m = Mode::poll;
+    for (int i = 0; i < 400; i++) {
+      TickSample s;
+      s.wall_ns = kProbeTick;
+      bool polled = m == Mode::poll;
+      s.completions = polled ? 100 : 200;
+      s.cpu_ns = s.completions * (polled ? 10000 : 15000);
+      s.lat_sum_ns = s.completions * (polled ? 10000 : 40000);
+      s.wait_ns = s.wall_ns * 3 / 10;
+      now += kProbeTick;
+      m = p.on_tick(now, m, s, g).mode;
+    }
+    if (ours == 1)
+      EXPECT_EQ(p.settled(), Mode::poll) << "alone, a light demand keeps polling's latency";
+    else
+      EXPECT_NE(p.settled(), Mode::poll) << ours << " of ours on the core";
+  }
+}
+
 // Beside a heavy neighbour a spinner gets what the neighbour leaves of the
 // fair half, so polling's score there comes from its rate alone, and the
 // queue on interrupts does not probe it: a probe of polling leaves the
