@@ -12,7 +12,7 @@ from html import unescape
 import matplotlib.image
 import pytest
 
-from hybridio.study import summary
+from hybridio.study import plots, report, summary
 
 CHROMIUM_FLAGS = [
     "--headless",
@@ -173,7 +173,8 @@ def test_report_opens_with_every_image_loaded(study_out, tmp_path):
 
 
 def dump_dom_with(html, script, tmp_path):
-    """Chromium's DOM of html with script run once the page has loaded."""
+    """Chromium's DOM of html with script run once the page has loaded, in a
+    1280 x 800 window (a laptop's first screen)."""
     probe = tmp_path / "probe.html"
     probe.write_text(
         html.replace("</body>", f"<script>window.addEventListener('load', () => {{{script}}});</script></body>")
@@ -184,6 +185,7 @@ def dump_dom_with(html, script, tmp_path):
                 chromium(),
                 *CHROMIUM_FLAGS,
                 f"--user-data-dir={profile}",
+                "--window-size=1280,800",
                 "--virtual-time-budget=5000",
                 "--dump-dom",
                 probe.as_uri(),
@@ -208,6 +210,9 @@ document.body.setAttribute('data-details', d ? (d.open ? 'open' : 'collapsed') :
 let after = d && d.nextElementSibling;
 while (after && after.tagName === 'SCRIPT') after = after.nextElementSibling;  // this probe's own
 document.body.setAttribute('data-details-last', d && !after ? 'yes' : 'no');
+const answer = [...document.querySelectorAll('#recommendation .verdict, #recommendation img')];
+const lowest = Math.max(...answer.map(e => e.getBoundingClientRect().bottom));
+document.body.setAttribute('data-first-screen', lowest <= window.innerHeight ? 'all' : 'below ' + lowest);
 """
 
 
@@ -219,6 +224,7 @@ def test_report_opens_with_the_recommendation(study_out, tmp_path):
     assert 'data-first="recommendation"' in body, body
     assert "Which way of waiting to use on this machine" in body and "emu:pcie4 (emulated SSD):" in body, body
     assert 'data-top-images="1"' in body, body  # both tenants normalised to alone
+    assert 'data-first-screen="all"' in body, body  # the answer and its figure without scrolling
     assert 'data-all-images="loaded"' in body, body
     assert 'data-details="collapsed"' in body and 'data-details-last="yes"' in body, body
     # Its words are the study's own: composed from the verdict, with the claims' count.
@@ -255,6 +261,22 @@ def test_report_screenshot_is_not_blank(study_out, tmp_path):
     assert shot.exists()
     pixels = matplotlib.image.imread(shot)
     assert pixels.std() > 0.05  # text, tables and plots, not one flat colour
+
+
+def test_three_targets_answers_all_fit_the_first_screen(study_out, tmp_path):
+    """A default study has three targets: their recommendations and figures stand side by side."""
+    rows = json.loads((study_out / "summary.json").read_text())
+    verdict = json.loads((study_out / "verdicts.json").read_text())[0]
+    names = ["/tmp/hybridio-study.dat", "emu:pcie3", "emu:pcie4"]
+    rows = [dict(r, target=t) for t in names for r in rows]
+    verdicts = [dict(verdict, target=t, recommendation=dict(verdict["recommendation"], label=t)) for t in names]
+    meta = {"machine": "m", "driver": "hio-bench", "corunner": "cpu", "cores": "1", "runtime": 1, "repeats": 1}
+    meta.update(interrupted=False, unsupported={}, extra_rounds=[], budget_s=0, adaptive_overall=None, facts=[])
+    path = report.render(tmp_path, rows, verdicts, plots.draw_all(rows, names, tmp_path / "plots"), meta)
+    dom = dump_dom_with(path.read_text(), LAYOUT_PROBE, tmp_path)
+    body = re.search(r"<body([^>]*)>", dom).group(1)
+    assert 'data-top-images="3"' in body, body
+    assert 'data-first-screen="all"' in body, body
 
 
 def test_report_verdicts_read_met_not_met_or_unresolved(study_out, tmp_path):

@@ -3,6 +3,7 @@
 figure shows, and the title, layout and resolution every figure shares."""
 
 import re
+import textwrap
 
 import matplotlib
 
@@ -14,8 +15,10 @@ def slug(name):
     return re.sub(r"[^A-Za-z0-9]+", "_", name).strip("_")
 
 
-def save_figure(fig, title, path):
-    fig.suptitle(title)
+def save_figure(fig, title, path, width=None):
+    """Titles, lays out and writes fig; width: wrap the title at that many
+    characters (a narrow figure)."""
+    fig.suptitle(textwrap.fill(title, width) if width else title, fontsize=10 if width else None)
     fig.tight_layout()
     # "tight": legends placed beside the axes stay inside the image.
     fig.savefig(path, dpi=90, bbox_inches="tight")

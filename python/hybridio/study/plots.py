@@ -58,8 +58,10 @@ def _normalized_series(mine, loads, s):
 
 def normalized(rows, target, path):
     """I/O and co-runner throughput, each normalised to running alone, per
-    strategy and co-runner load (Figures 7-10); the axis is set by the
-    medians (and 1, running alone) and the intervals are clipped to it."""
+    strategy and co-runner load (Figures 7-10), one panel above the other so
+    that the targets' figures stand side by side at the top of the report;
+    the axis is set by the medians (and 1, running alone) and the intervals
+    are clipped to it."""
     mine = [r for r in _contention(rows, target) if r["corunner_load_pct"]]
     if not mine:
         return False
@@ -67,7 +69,7 @@ def normalized(rows, target, path):
     strategies = _strategies(mine)
     series = {s: _normalized_series(mine, loads, s) for s in strategies}
     top = HEADROOM * max([1.0] + [y for both in series.values() for ys, _ in both for y in ys])
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+    fig, axes = plt.subplots(2, 1, figsize=(4.6, 4.6), sharex=True, sharey=True)
     width = 0.8 / len(strategies)
     clipped = False
     for i, s in enumerate(strategies):
@@ -75,17 +77,20 @@ def normalized(rows, target, path):
         for ax, (ys, err) in zip(axes, series[s]):
             err, cut = clip_err(ys, err, top)
             clipped |= cut
-            ax.bar(xs, ys, width, label=s, yerr=err, capsize=2, color=f"C{i}")
+            ax.bar(xs, ys, width, label=s, yerr=err, capsize=1.5, color=f"C{i}")
     for ax, title in zip(axes, ("I/O throughput / I/O alone", "co-runner throughput / co-runner alone")):
-        ax.set_xticks([j + width * (len(strategies) - 1) / 2 for j in range(len(loads))])
-        ax.set_xticklabels([f"{ld}%" for ld in loads])
-        ax.set_xlabel("co-runner load")
-        ax.set_title(title)
+        ax.set_title(title, fontsize=9)
+        ax.tick_params(labelsize=8)
         ax.axhline(1.0, color="grey", linewidth=0.8)
+    axes[1].set_xticks([j + width * (len(strategies) - 1) / 2 for j in range(len(loads))])
+    axes[1].set_xticklabels([f"{ld}%" for ld in loads])
+    axes[1].set_xlabel("co-runner load", fontsize=9)
     axes[0].set_ylim(0, top)
-    outside_legend(axes[1])
+    # One row up to four strategies, so that the legend is no wider than the panels.
+    ncol = len(strategies) if len(strategies) <= 4 else (len(strategies) + 1) // 2
+    axes[0].legend(fontsize=7, ncol=ncol, loc="lower center", bbox_to_anchor=(0.5, 1.15), frameon=False)
     note = "; error bars: 95% intervals, clipped to the axes" if clipped else ""
-    return save_figure(fig, f"{target}: both tenants, normalised to running alone{note}", path)
+    return save_figure(fig, f"{target}: both tenants, normalised to running alone{note}", path, width=60)
 
 
 def interference(rows, target, path):
