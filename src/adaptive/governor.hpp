@@ -150,6 +150,7 @@ class Governor {
     bool have = false;
     uint64_t stall = 0, stall_at = 0;  // the last PSI read over our spinner
     double stall_share = -1;           // its share of the time since the read before
+    double own_ahead = 0;              // our run time read past an interval's busy time: the next one's
 
     std::atomic<uint64_t> last_sample{0};
     std::atomic<double> others{0}, demand{-1}, idle{0}, window_ns{0}, busy{0};

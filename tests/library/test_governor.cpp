@@ -592,6 +592,53 @@ TEST(Governor, SumsTheOthersOverEverySample) {
   EXPECT_EQ(g.counted(1).span_ns, 0);
 }
 
+namespace {
+
+// One thread of ours on core 0, which is never idle, with its CPU clock set by hand.
+class ScriptedSignals final : public SignalSource {
+ public:
+  uint64_t cpu_ns = 0;
+  ~ScriptedSignals() override { member_.gov = nullptr; }  // the governor is gone first
+  uint64_t now_ns() override { return 0; }
+  uint64_t thread_cpu_ns() override { return cpu_ns; }
+  uint64_t thread_cpu_ns(pid_t) override { return cpu_ns; }
+  pid_t thread_id() override { return 1; }
+  int current_cpu() override { return 0; }
+  bool idle_ns(int, uint64_t* out) override {
+    *out = 0;
+    return true;
+  }
+  bool psi_some_ns(uint64_t*) override { return false; }
+  CoreSource source() const override { return CoreSource::cpuidle; }
+  const char* fallback_reason() const override { return ""; }
+  Membership& membership() override { return member_; }
+  const WakeCost& wake_cost() override { return hio::wake_cost(); }
+  TickLog* tick_log() override { return nullptr; }
+
+ private:
+  Membership member_;
+};
+
+}  // namespace
+
+// Our threads' clocks are read after the interval's end: a sampler preempted
+// in between reads a turn of our other thread into a 1 ms interval, and
+// none into the next. The excess is the next interval's, not a neighbour's
+// time in it: over both, nobody else ran.
+TEST(Governor, OurRunTimeReadLateCountsInTheNextInterval) {
+  ScriptedSignals src;
+  Governor g(1, src, true);
+  src.cpu_ns = 10'000'000;
+  g.enter(10'000'000);  // the first sample: where the intervals start
+  src.cpu_ns += 4'000'000;
+  g.enter(11'000'000);  // 1 ms busy, 4 ms of ours read
+  g.enter(14'000'000);  // 3 ms busy, nothing more of ours
+  EXPECT_NEAR(g.neighbours(0).others, 0.0, 1e-9);
+  src.cpu_ns += 1'000'000;
+  g.enter(16'000'000);  // 2 ms busy, 1 ms of ours: a neighbour had the other
+  EXPECT_NEAR(g.neighbours(0).others, 1.0 / 6, 1e-9);
+}
+
 // A queue that finds another of ours leading its core waits in the leader's
 // mode, without a policy of its own: our queues do not probe one another.
 TEST(Adaptive, AQueueBesideOurLeaderTakesItsMode) {
