@@ -1131,31 +1131,38 @@ TEST(AdaptivePolicy, HybridMustClearlyBeatInterruptUnderLoad) {
   EXPECT_EQ(d.p.settled(), Mode::interrupt);
 }
 
+// Runs a policy for 400 probe-long ticks with `ours` of our queues on the
+// core, where tick(m) is what a tick in mode m measures; returns the mode it
+// settles on.
+template <typename Tick>
+Mode settled_with_ours(int ours, Signals g, Tick tick) {
+  AdaptivePolicy p;
+  g.ours = ours;
+  uint64_t now = 0;
+  Mode m = Mode::poll;
+  for (int i = 0; i < 400; i++) {
+    TickSample s = tick(m);
+    s.wall_ns = kProbeTick;
+    now += kProbeTick;
+    m = p.on_tick(now, m, s, g).mode;
+  }
+  return p.settled();
+}
+
 // Alone, one queue polls without measuring; several of ours on a core take
 // turns at spinning, so there it measures and compares like anywhere else.
 TEST(AdaptivePolicy, AloneIsNotAReasonToPollWhenSeveralOfOursShareTheCore) {
-  for (int ours : {1, 3}) {
-    AdaptivePolicy p;
-    Signals g = sig(0.0);
-    g.ours = ours;
-    uint64_t now = 0;
-    Mode m = Mode::poll;
-    // Polling does a quarter of what sleeping does (the other spinners hold the core).
-    for (int i = 0; i < 400; i++) {
-      TickSample s;
-      s.wall_ns = kProbeTick;
-      s.completions = m == Mode::poll ? 100 : 400;
-      s.cpu_ns = s.completions * 5000;
-      s.lat_sum_ns = s.completions * 20000;
-      s.wait_ns = s.wall_ns * 95 / 100;
-      now += kProbeTick;
-      m = p.on_tick(now, m, s, g).mode;
-    }
-    if (ours == 1)
-      EXPECT_EQ(p.settled(), Mode::poll) << "alone, one queue polls";
-    else
-      EXPECT_NE(p.settled(), Mode::poll) << ours << " of ours on the core";
-  }
+  // Polling does a quarter of what sleeping does (the other spinners hold the core).
+  auto tick = [](Mode m) {
+    TickSample s;
+    s.completions = m == Mode::poll ? 100 : 400;
+    s.cpu_ns = s.completions * 5000;
+    s.lat_sum_ns = s.completions * 20000;
+    s.wait_ns = kProbeTick * 95 / 100;
+    return s;
+  };
+  EXPECT_EQ(settled_with_ours(1, sig(0.0), tick), Mode::poll) << "alone, one queue polls";
+  EXPECT_NE(settled_with_ours(3, sig(0.0), tick), Mode::poll) << "3 of ours on the core";
 }
 
 // A light demand is served at polling's latency for the least CPU only
@@ -1164,28 +1171,18 @@ TEST(AdaptivePolicy, AloneIsNotAReasonToPollWhenSeveralOfOursShareTheCore) {
 // moves the rate they reach and the rate decides. Sleeping here does twice
 // polling's rate at four times its latency and more CPU per read.
 TEST(AdaptivePolicy, WithSeveralOfOursALightDemandIsScoredByItsRate) {
-  for (int ours : {1, 2}) {
-    AdaptivePolicy p;
-    Signals g = sig(0.0, 0.3, /*wait_share=*/0.3);
-    g.ours = ours;
-    uint64_t now = 0;
-    Mode m = Mode::poll;
-    for (int i = 0; i < 400; i++) {
-      TickSample s;
-      s.wall_ns = kProbeTick;
-      bool polled = m == Mode::poll;
-      s.completions = polled ? 100 : 200;
-      s.cpu_ns = s.completions * (polled ? 10000 : 15000);
-      s.lat_sum_ns = s.completions * (polled ? 10000 : 40000);
-      s.wait_ns = s.wall_ns * 3 / 10;
-      now += kProbeTick;
-      m = p.on_tick(now, m, s, g).mode;
-    }
-    if (ours == 1)
-      EXPECT_EQ(p.settled(), Mode::poll) << "alone, a light demand keeps polling's latency";
-    else
-      EXPECT_NE(p.settled(), Mode::poll) << ours << " of ours on the core";
-  }
+  auto tick = [](Mode m) {
+    TickSample s;
+    bool polled = m == Mode::poll;
+    s.completions = polled ? 100 : 200;
+    s.cpu_ns = s.completions * (polled ? 10000 : 15000);
+    s.lat_sum_ns = s.completions * (polled ? 10000 : 40000);
+    s.wait_ns = kProbeTick * 3 / 10;
+    return s;
+  };
+  Signals light = sig(0.0, 0.3, /*wait_share=*/0.3);
+  EXPECT_EQ(settled_with_ours(1, light, tick), Mode::poll) << "alone, a light demand keeps polling's latency";
+  EXPECT_NE(settled_with_ours(2, light, tick), Mode::poll) << "2 of ours on the core";
 }
 
 // Beside a heavy neighbour a spinner gets what the neighbour leaves of the
