@@ -200,11 +200,10 @@ void Governor::sample(int cpu, uint64_t now) {
     CoreInterval in;
     in.dt_ns = double(now - c.at);
     in.busy_ns = std::max(0.0, in.dt_ns - double(idle - c.idle_total));
-    // Our threads' clocks are read after `now`, while the interval ends at
-    // it, and a sampler preempted in between (two of ours alone take 3 ms
-    // turns) reads a whole turn of the other's into an interval of 1 ms and
-    // none into the next: clamped each time, the others read 0.46 of a core
-    // nobody else used. What exceeds the busy time is the next interval's.
+    // Our threads' clocks are read after `now`, where the interval ends: a
+    // sampler preempted in between reads another of ours' turn into this
+    // interval and none into the next. What exceeds the busy time is the
+    // next interval's, not lost to a clamp that would leave it to the others.
     in.own_ns = std::min(own, in.busy_ns);
     c.own_ahead = std::min(own - in.own_ns, CoreWindow::kWindowNs);
     in.own_spinning = spinner;
