@@ -11,10 +11,9 @@ import tempfile
 import threading
 import time
 
-from . import process
 from .cores import expand_cpus
 from .errors import UsageError
-from .process import DutyCycle, kill_group, signal_group
+from .process import DutyCycle, die_with_parent, kill_group, signal_group
 
 KINDS = ("cpu", "memory")
 
@@ -79,7 +78,7 @@ class CoRunner:
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE,
                 start_new_session=True,
-                preexec_fn=process.die_with_parent,
+                preexec_fn=die_with_parent,
             )
         except OSError:
             os.unlink(self._yaml)  # __exit__ does not run when __enter__ raises
