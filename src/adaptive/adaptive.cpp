@@ -52,6 +52,10 @@ bool Adaptive::sleeping_frees_core() const {
   return lat > 0 && lat >= policy_.params().spin_lease_wakes * wake_->cpu_ns;
 }
 
+void Adaptive::prepare() {
+  if (!wake_) wake_ = &gov().signals().wake_cost();
+}
+
 Mode Adaptive::begin_wait(uint64_t now) {
   Governor& g = gov();
   cpu_ = g.enter(now);
@@ -61,7 +65,7 @@ Mode Adaptive::begin_wait(uint64_t now) {
   accounted_ = now;
   if (!started_) {
     SignalSource& src = g.signals();
-    wake_ = &src.wake_cost();
+    prepare();
     monitor_samples0_ = g.samples();
     monitor_ns0_ = g.cost_ns();
     log_ = src.tick_log();

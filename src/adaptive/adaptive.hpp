@@ -44,6 +44,11 @@ class Adaptive {
     return objective_.load(std::memory_order_relaxed) == Objective::own ? HIO_OBJECTIVE_OWN : HIO_OBJECTIVE_SHARED;
   }
 
+  // Measures what the strategy needs before the queue's first command is in
+  // flight: the wake-up cost's short sleeps, taken inside the first wait,
+  // were read as that command's latency (with another of ours spinning on
+  // the core, tens of milliseconds).
+  void prepare();
   // The mode for a wait starting now; ends the current tick if it is over.
   Mode begin_wait(uint64_t now);
   // How long a hybrid wait for this command sleeps before polling.

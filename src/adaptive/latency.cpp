@@ -56,8 +56,7 @@ double LatencyEstimator::low_ns(uint32_t bytes) const { return std::max(0.0, mea
 
 WakeCost measure_wake_cost(int sleeps) {
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-  constexpr uint64_t kAsk = 1000;
-  timespec ts = ns_to_ts(kAsk);
+  timespec ts = ns_to_ts(kWakeAskNs);
   uint64_t c0 = thread_cpu_ns(), t0 = now_ns();
   for (int i = 0; i < sleeps; i++)
     while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, nullptr) == EINTR) {
@@ -65,12 +64,12 @@ WakeCost measure_wake_cost(int sleeps) {
   uint64_t c1 = thread_cpu_ns(), t1 = now_ns();
   WakeCost w;
   w.cpu_ns = double(c1 - c0) / sleeps;
-  w.late_ns = std::max(0.0, double(t1 - t0) / sleeps - double(kAsk));
+  w.late_ns = std::max(0.0, double(t1 - t0) / sleeps - double(kWakeAskNs));
   return w;
 }
 
 const WakeCost& wake_cost() {
-  static const WakeCost w = measure_wake_cost(32);
+  static const WakeCost w = measure_wake_cost(kWakeSleeps);
   return w;
 }
 

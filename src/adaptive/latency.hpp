@@ -48,8 +48,10 @@ struct WakeCost {
   double cpu_ns = 0;
   double late_ns = 0;
 };
-// Measured once per process (a few hundred microseconds of short sleeps).
+// Measured once per process, by kWakeSleeps sleeps of kWakeAskNs each.
 const WakeCost& wake_cost();
+constexpr int kWakeSleeps = 32;
+constexpr uint64_t kWakeAskNs = 1000;
 WakeCost measure_wake_cost(int sleeps);
 
 }  // namespace hio

@@ -29,6 +29,7 @@ void Waiter::set(const hio_strategy& s) {
   fixed_sleep_ns_.store(s.hybrid_sleep_ns, std::memory_order_relaxed);
   fraction_.store(s.hybrid_fraction > 0 ? s.hybrid_fraction : 0.5, std::memory_order_relaxed);
   adaptive_.set_objective(s.objective);
+  if (s.mode == HIO_WAIT_ADAPTIVE) adaptive_.prepare();
   mode_.store(s.mode, std::memory_order_release);
 }
 

@@ -20,12 +20,18 @@ class PinnedSignals final : public SignalSource {
   CoreSource source() const override { return k_.source(); }
   const char* fallback_reason() const override { return k_.fallback_reason(); }
   Membership& membership() override { return k_.membership(); }
-  const WakeCost& wake_cost() override { return k_.wake_cost(); }
+  const WakeCost& wake_cost() override {
+    wake_cost_reads_++;
+    return k_.wake_cost();
+  }
+  // How often the wake-up cost was asked for.
+  int wake_cost_reads() const { return wake_cost_reads_; }
   TickLog* tick_log() override { return nullptr; }
 
  private:
   int cpu_;
   SignalSource& k_;
+  int wake_cost_reads_ = 0;
 };
 
 }  // namespace hio::test

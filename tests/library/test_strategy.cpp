@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "adaptive/governor.hpp"
+#include "pinned_signals.hpp"
 #include "test_util.hpp"
 #include "wait/waiter.hpp"
 
@@ -409,4 +411,19 @@ TEST(HybridSleep, LateFindsOnlyLowerTheAverage) {
   uint64_t low = w.hybrid_sleep_ns();
   w.observe(4096, 2000000, false);  // seen by spinning: the device did slow down
   EXPECT_GT(w.hybrid_sleep_ns(), low);
+}
+
+// The wake-up cost is measured by short sleeps. Taken inside the first wait,
+// they were read as the first command's latency: beside another of our
+// queues spinning on the core, tens of milliseconds, and the queue then
+// judged the device slow and slept beside the spinner for the whole run.
+// Choosing adaptive measures it, before any command is in flight.
+TEST(AdaptiveStrategy, MeasuresTheWakeUpCostBeforeAnyCommandIsInFlight) {
+  hio::test::PinnedSignals on_core0(0);
+  hio::Governor g(2, on_core0, false);
+  hio::Waiter w(&g);
+  w.set(strat(HIO_WAIT_INTERRUPT));
+  EXPECT_EQ(on_core0.wake_cost_reads(), 0) << "a queue that does not adapt measured it";
+  w.set(strat(HIO_WAIT_ADAPTIVE));
+  EXPECT_EQ(on_core0.wake_cost_reads(), 1);
 }
