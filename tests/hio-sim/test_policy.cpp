@@ -54,6 +54,20 @@ TEST(Policy, SeveralOfOurThreadsOnACoreShareOneDecision) {
                                                << c.shared("interrupt") << ", poll " << c.shared("poll");
 }
 
+// As the library, the process's first adaptive queue measures a wake-up's
+// cost before its first read: 32 short sleeps, each a wake-up from idle here.
+TEST(Policy, TheFirstAdaptiveQueueMeasuresAWakeUpBeforeItsFirstRead) {
+  Profile p = test::profile();
+  Scenario s = scenario("pcie4", "adaptive", "none");
+  s.duration_ns = 200 * ms;
+  Result a = run(s, p);
+  s.io = with_strategy(s.io, "poll");
+  Result poll = run(s, p);
+  ASSERT_GT(poll.io_bins[0], 50);
+  EXPECT_LT(a.io_bins[0], 0.6 * poll.io_bins[0]) << "32 wake-ups from idle take 0.6 ms or more";
+  EXPECT_NEAR(a.io_bins[3], poll.io_bins[3], 0.05 * poll.io_bins[3]) << "then it polls";
+}
+
 // The governor, fed by the simulated core, sees what the neighbour uses.
 struct Waits final : Behaviour {
   Governor* gov = nullptr;

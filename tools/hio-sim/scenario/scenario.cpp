@@ -129,6 +129,7 @@ void spawn_ours(Machine& m, SimSignals& sig, Governor& gov, const Interface& io,
     for (int k = 0; k < s.threads_per_core; k++) {
       IoSpec spec = s.io;
       if (spec.trace) spec.trace_start = size_t(seeds.next() % spec.trace->records.size());
+      spec.measures_wake = spec.wait == Wait::adaptive && pop.ours.empty();
       Device& dev = *devs[pop.ours.size() % devs.size()];
       pop.ours.push_back(std::make_unique<IoThread>(m, dev, io, spec, sig, gov, bin_ns));
       IoThread& t = *pop.ours.back();

@@ -43,6 +43,8 @@ IoThread::IoThread(Machine& m, Device& dev, const Interface& io, const IoSpec& s
   if (spec_.wait == Wait::adaptive) {
     adaptive_ = std::make_unique<Adaptive>(spec_.policy, &gov_);
     adaptive_->set_objective(spec_.objective);
+    adaptive_->prepare();
+    if (spec_.measures_wake) wake_sleeps_ = kWakeSleeps;
   }
   next_rec_ = spec_.trace ? spec_.trace_start % spec_.trace->records.size() : 0;
 }
@@ -132,6 +134,10 @@ void IoThread::issued(size_t slot, Time at) {
 }
 
 Step IoThread::submit(Time now) {
+  if (wake_sleeps_ > 0) {
+    wake_sleeps_--;
+    return Step::sleep_until(now + kWakeAskNs);
+  }
   if (spec_.rate_iops > 0 && now < next_due_) return Step::sleep_until(next_due_, kUsleepSlack);
   if (spec_.trace) {
     // One read at a time, each after the application's work that preceded it.

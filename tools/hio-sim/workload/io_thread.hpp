@@ -39,6 +39,9 @@ struct IoSpec {
   size_t trace_start = 0;
   double rate_iops = 0;  // 0: as fast as it completes
   PolicyParams policy;   // adaptive's
+  // The process's first adaptive queue measures a wake-up's cost before its
+  // first read: kWakeSleeps short sleeps, each a wake-up on its core.
+  bool measures_wake = false;
 };
 
 class SqThread;
@@ -108,6 +111,7 @@ class IoThread final : public Behaviour, public IrqSink {
   unsigned inflight_ = 0;
   size_t next_rec_ = 0;
   bool gap_paid_ = false;  // the next record's compute gap is done
+  int wake_sleeps_ = 0;    // of the wake-up cost's measurement, still to take
   Time next_due_ = 0;      // rate limit: the next submission's time
   Time sleep_until_ = 0;   // a hybrid wait's sleep
   // The current wait.
