@@ -31,16 +31,34 @@ void LatencyEstimator::add(uint32_t bytes, uint64_t ns) {
   int k = size_class(bytes);
   Class& c = cls_[size_t(k)];
   double x = double(ns);
-  if (c.n == 0) {
-    c.mean = x;
+  if (c.n < kSettled) {
+    c.first[c.n++] = x;
+    start(c);
   } else {
-    if (c.n > kSettled && x > kOutlier * c.mean) return;
+    if (x > kOutlier * c.mean) return;
     double d = x - c.mean;
     c.mean += kWeight * d;
     c.var = (1 - kWeight) * (c.var + kWeight * d * d);
+    c.n++;
   }
-  c.n++;
   if (usual_ < 0 || c.n > cls_[size_t(usual_)].n) usual_ = k;
+}
+
+void LatencyEstimator::start(Class& c) {
+  // The median, and the spread about it of the reads that are not
+  // preemptions: a read held over another thread's turn among the first few
+  // moves neither. Taken for the device's latency, it could make the queue
+  // sleep, and a sleeper adds no reads to correct it.
+  std::array<double, kSettled> s = c.first;
+  auto n = ptrdiff_t(c.n);
+  std::sort(s.begin(), s.begin() + n);
+  double med = s[size_t((n - 1) / 2)];
+  double sum = 0;
+  int k = 0;
+  for (ptrdiff_t i = 0; i < n && s[size_t(i)] <= kOutlier * med; i++, k++)
+    sum += (s[size_t(i)] - med) * (s[size_t(i)] - med);
+  c.mean = med;
+  c.var = sum / k;
 }
 
 double LatencyEstimator::weight(uint32_t bytes) const {

@@ -37,7 +37,10 @@ class LatencyEstimator {
   struct Class {
     double mean = 0, var = 0;
     uint64_t n = 0;
+    std::array<double, kSettled> first{};  // the first reads, until the mean has settled
   };
+  // The mean and spread from the first reads alone (fewer than kSettled).
+  static void start(Class& c);
   std::array<Class, kClasses> cls_{};
   int usual_ = -1;  // the class with the most samples
 };

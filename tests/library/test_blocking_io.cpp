@@ -243,7 +243,7 @@ TEST(AdaptiveBlocking, OnlyWhileItsTickWaitsByInterrupt) {
   ASSERT_EQ(spinner.begin_wait(hio::now_ns()), hio::Mode::poll);
   wait_once(w, be);  // polls: the device's latency is not known yet
   EXPECT_FALSE(w.begin_blocking(hio::now_ns())) << "a polling tick took the blocking path";
-  for (int i = 0; i < 32; i++) w.observe(kLen, i % 2 ? 20'000 : 380'000, false);
+  for (int i = 0; i < 32; i++) w.observe(kLen, i % 2 ? 100'000 : 380'000, false);
   spinner.begin_wait(hio::now_ns());  // renews its lease
   wait_once(w, be);                   // denied the lease: sleeps
   hio_adaptive_view v{};
