@@ -9,7 +9,9 @@ namespace {
 
 constexpr uint64_t kTimerArg = UINT64_MAX;
 // A rate-limited application sleeps as fio's rate_iops does: usleep, with
-// the kernel's default timer slack.
+// the kernel's default timer slack; and, as fio's, its schedule is the
+// n-th read at n periods from the first, so a sleep that ends late is made
+// up by the reads after it.
 constexpr Time kUsleepSlack = 50'000;
 
 }  // namespace
@@ -119,7 +121,7 @@ Time IoThread::issue(uint32_t len, Time at) {
     slots_[slot] = Slot{.submit = at - io_.io_ns, .len = len, .busy = true};
     issued(slot, at);
   }
-  if (spec_.rate_iops > 0) next_due_ = std::max(next_due_, at) + Time(1e9 / spec_.rate_iops);
+  if (spec_.rate_iops > 0) next_due_ = (next_due_ ? next_due_ : at) + Time(1e9 / spec_.rate_iops);
   if (reaper_) reaper_->submitted();
   return io_.io_ns;
 }
