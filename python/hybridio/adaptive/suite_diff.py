@@ -20,7 +20,6 @@ interval is over scenarios and seeds together: four seeds of the medium
 grid (2,016 pairs) resolve about 0.1%.
 """
 
-import argparse
 import json
 import math
 import sys
@@ -123,11 +122,7 @@ def render(r):
 
 
 def parse_args(argv):
-    ap = argparse.ArgumentParser(
-        prog="python3 -m hybridio.adaptive.suite_diff",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    ap = command.parser("python3 -m hybridio.adaptive.suite_diff", __doc__)
     ap.add_argument("before", nargs="+", help="the suites before the change, one folder per seed")
     ap.add_argument("--after", nargs="+", required=True, help="the suites after it, on the same seeds")
     ap.add_argument("--json", action="store_true", help="the comparison as JSON on stdout")
@@ -148,9 +143,7 @@ def run(as_json, r):
 
 
 def main(argv=None):
-    return command.run_command(
-        "python3 -m hybridio.adaptive.suite_diff", sys.argv[1:] if argv is None else argv, parse_args, resolve, run
-    )
+    return command.run_command("python3 -m hybridio.adaptive.suite_diff", argv, parse_args, resolve, run)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@ its neighbours). Then the probes taken and the changes of the settled mode;
 --changes lists those changes with the level's table at each.
 """
 
-import argparse
 import csv
 import json
 import sys
@@ -188,11 +187,7 @@ def render_changes(s):
 
 
 def parse_args(argv):
-    ap = argparse.ArgumentParser(
-        prog="python3 -m hybridio.adaptive.ticks",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    ap = command.parser("python3 -m hybridio.adaptive.ticks", __doc__)
     ap.add_argument("log", help="the file HIO_ADAPTIVE_TICKS named")
     ap.add_argument("--queue", type=int, help="only this queue (its number in the log)")
     ap.add_argument("--changes", action="store_true", help="list each change of the settled mode")
@@ -241,9 +236,7 @@ def run(o, cfg):
 
 
 def main(argv=None):
-    return command.run_command(
-        "python3 -m hybridio.adaptive.ticks", sys.argv[1:] if argv is None else argv, parse_args, resolve, run
-    )
+    return command.run_command("python3 -m hybridio.adaptive.ticks", argv, parse_args, resolve, run)
 
 
 if __name__ == "__main__":

@@ -8,10 +8,15 @@ import sys
 from .errors import UsageError
 
 
+def parser(prog, doc):
+    """A command's parser: its name, and its module's docstring as the help's text, laid out as written."""
+    return argparse.ArgumentParser(prog=prog, description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+
+
 def study_parser(prog, doc, quick_help=None):
     """The command's parser, with what every study command has: --out, and
     --quick where the command has a short form (quick_help says what it is)."""
-    ap = argparse.ArgumentParser(prog=prog, description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = parser(prog, doc)
     if quick_help:
         ap.add_argument("--quick", action="store_true", help=quick_help)
     ap.add_argument("--out", help="results folder (default: a new folder in the system temp directory)")
@@ -28,14 +33,15 @@ def with_defaults(a, defaults, quick):
 
 
 def run_command(prog, argv, parse_args, resolve, run):
-    """parse_args(argv) gives the argparse Namespace; resolve(namespace), the
+    """parse_args(argv) (the process's arguments where argv is None) gives
+    the argparse Namespace; resolve(namespace), the
     command's edge and the last to see it, checks it and returns (options,
     cfg): a frozen dataclass of the options the command reads further and
     its configuration; then run(options, cfg), whose status is returned.
     Bad input (UsageError, from resolve or run) is one line naming it and
     status 2; a failed run (RuntimeError) one line and status 1; Ctrl-C
     status 130."""
-    args = parse_args(argv)
+    args = parse_args(sys.argv[1:] if argv is None else argv)
     try:
         options, cfg = resolve(args)
         return run(options, cfg)

@@ -898,7 +898,7 @@ def run(o, cfg):
 
 
 def main(argv=None):
-    return command.run_command("hio-study rocksdb", sys.argv[1:] if argv is None else argv, parse_args, resolve, run)
+    return command.run_command("hio-study rocksdb", argv, parse_args, resolve, run)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,6 @@ of that phase is its reaction.
 Run it alone: python3 -m hybridio.study.bursty --help. `make study` runs it too.
 """
 
-import argparse
 import json
 import os
 import random
@@ -35,6 +34,7 @@ from tqdm import tqdm
 
 from ..adaptive.settle import settle_ms
 from ..common import corunner, hiobench, process, stats
+from ..common.command import parser
 from ..common.errors import UsageError
 
 BURSTS_MS = (20, 50, 200, 1000, 0)  # 0: always on
@@ -492,11 +492,7 @@ def steps(targets, bursts, strategies, repeats):
 
 
 def parse_args(argv):
-    ap = argparse.ArgumentParser(
-        prog="python3 -m hybridio.study.bursty",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+    ap = parser("python3 -m hybridio.study.bursty", __doc__)
     ap.add_argument("--targets", default="file,emu:pcie3", help="'file' (see --file), emu:PROFILE or a path")
     ap.add_argument("--file", default="/tmp/hybridio-study.dat", help="the disk target (default: %(default)s)")
     ap.add_argument("--size", default="1g", help="size of the file target (default: %(default)s)")

@@ -14,7 +14,6 @@ on Posix and on hybridio's RocksDB plugin): hio-study rocksdb --help.
 """
 
 import os
-import sys
 import tempfile
 from dataclasses import dataclass
 
@@ -292,4 +291,4 @@ def run(o, cfg):
 
 
 def main(argv=None):
-    return command.run_command("hio-study", sys.argv[1:] if argv is None else argv, parse_args, resolve, run)
+    return command.run_command("hio-study", argv, parse_args, resolve, run)
