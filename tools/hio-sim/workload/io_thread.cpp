@@ -45,7 +45,6 @@ IoThread::IoThread(Machine& m, Device& dev, const Interface& io, const IoSpec& s
   if (spec_.wait == Wait::adaptive) {
     adaptive_ = std::make_unique<Adaptive>(spec_.policy, &gov_);
     adaptive_->set_objective(spec_.objective);
-    adaptive_->prepare();
     if (spec_.measures_wake) wake_sleeps_ = kWakeSleeps;
   }
   next_rec_ = spec_.trace ? spec_.trace_start % spec_.trace->records.size() : 0;
