@@ -78,6 +78,8 @@ class Adaptive {
   void log_tick(uint64_t now, int level, uint64_t completions) const;
 
   bool hybrid_viable() const;
+  // When a hybrid sleep for a command of len bytes ends, after its submission.
+  double wake_due_ns(uint32_t len) const;
   // How this queue's waiting shaped the governor's view of the others.
   Waiting waiting(const NeighbourView& seen) const;
   // The others' use that the contention level follows (others_without_our_wakeups).

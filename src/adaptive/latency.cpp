@@ -70,8 +70,6 @@ double LatencyEstimator::weight(uint32_t bytes) const {
 
 double LatencyEstimator::stddev_ns(uint32_t bytes) const { return std::sqrt(cls_[size_t(size_class(bytes))].var); }
 
-double LatencyEstimator::low_ns(uint32_t bytes) const { return std::max(0.0, mean_ns(bytes) - 2 * stddev_ns(bytes)); }
-
 WakeCost measure_wake_cost(int sleeps) {
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
   timespec ts = ns_to_ts(kWakeAskNs);

@@ -2,7 +2,7 @@
 // The latency estimator: moving average and spread of the device's
 // completion latency per I/O size class, and the measured cost of one
 // sleep and wake-up on this machine. The adaptive strategy sizes its hybrid
-// sleep from both.
+// sleep from the mean and the wake-up's lateness.
 #pragma once
 #include <array>
 #include <cstddef>
@@ -20,8 +20,6 @@ class LatencyEstimator {
   // 0 while the class has no sample.
   double mean_ns(uint32_t bytes) const { return cls_[size_t(size_class(bytes))].mean; }
   double stddev_ns(uint32_t bytes) const;
-  // The latency most completions of this size exceed: mean - 2 stddev.
-  double low_ns(uint32_t bytes) const;
   uint64_t samples(uint32_t bytes) const { return cls_[size_t(size_class(bytes))].n; }
   // What a completion of this size costs the device against one of the most
   // frequent size: the ratio of their means, once both have kSettled samples

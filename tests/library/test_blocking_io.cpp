@@ -226,9 +226,8 @@ void wait_once(hio::Waiter& w, Instant& be) {
 }  // namespace adaptive_blocking
 
 // Adaptive takes the blocking path exactly while its tick waits by
-// interrupt; a poller is never asked. Its tick waits so here because another
-// of our queues holds this core's spin lease and the device is slow against
-// a wake-up, with latencies too spread for a hybrid sleep.
+// interrupt; a poller is never asked. Here the queue follows another of our
+// queues, which leads the core and publishes the mode.
 TEST(AdaptiveBlocking, OnlyWhileItsTickWaitsByInterrupt) {
   using namespace adaptive_blocking;
   hio::test::PinnedSignals on_core0(0);
@@ -239,21 +238,21 @@ TEST(AdaptiveBlocking, OnlyWhileItsTickWaitsByInterrupt) {
   w.set(s);
   Instant be;
   EXPECT_FALSE(w.begin_blocking(hio::now_ns())) << "before its first wait adaptive polls";
-  hio::Adaptive spinner({}, &g);
-  ASSERT_EQ(spinner.begin_wait(hio::now_ns()), hio::Mode::poll);
-  wait_once(w, be);  // polls: the device's latency is not known yet
+  hio::Adaptive lead({}, &g);
+  ASSERT_EQ(lead.begin_wait(hio::now_ns()), hio::Mode::poll);
+  wait_once(w, be);
   EXPECT_FALSE(w.begin_blocking(hio::now_ns())) << "a polling tick took the blocking path";
-  for (int i = 0; i < 32; i++) w.observe(kLen, i % 2 ? 100'000 : 380'000, false);
-  spinner.begin_wait(hio::now_ns());  // renews its lease
-  wait_once(w, be);                   // denied the lease: sleeps
+  g.set_core_mode(0, int(hio::Mode::interrupt));
+  wait_once(w, be);
   hio_adaptive_view v{};
   v.struct_size = sizeof v;
   w.adaptive().view(&v);
-  ASSERT_EQ(v.mode, HIO_WAIT_INTERRUPT) << "the setup did not lead adaptive to interrupts";
+  ASSERT_EQ(v.mode, HIO_WAIT_INTERRUPT) << "the queue did not follow the lead to interrupts";
   ASSERT_TRUE(w.begin_blocking(hio::now_ns()));
   w.end_blocking(50'000);
-  g.release_spin(&spinner);
-  EXPECT_FALSE(w.begin_blocking(hio::now_ns())) << "with the core's lease free adaptive polls again";
+  lead.begin_wait(hio::now_ns());  // publishes its own mode again: poll
+  wait_once(w, be);
+  EXPECT_FALSE(w.begin_blocking(hio::now_ns())) << "following a poller, adaptive took the blocking path";
   w.adaptive().view(&v);
   EXPECT_EQ(v.mode, HIO_WAIT_POLL);
 }

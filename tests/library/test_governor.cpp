@@ -369,6 +369,25 @@ TEST(Governor, ASecondSpinnerSleepsOnlyWhereTheDeviceIsSlowAgainstAWakeUp) {
   }
 }
 
+// A hybrid sleep ends by the device's mean latency less the wake-up's
+// lateness, not by its fast edge: beside another of our queues, a spin that
+// starts earlier holds the core while the other's completions wait. Alone
+// or not, and however spread the latencies, hybrid stays a candidate while
+// that leaves a sleep, even one shorter than a wake-up's CPU.
+TEST(Adaptive, AHybridSleepEndsByTheMeanLatency) {
+  hio::test::PinnedSignals on_core0(0);
+  Governor g(2, on_core0, false);
+  Adaptive first({}, &g), second({}, &g);
+  first.begin_wait(now_ns());
+  second.begin_wait(now_ns());
+  for (int i = 0; i < 400; i++) second.completed(4096, i % 2 ? 2'000'000 : 6'000'000);  // mean 4 ms, spread 2 ms
+  const double late = on_core0.wake_cost().late_ns, margin = PolicyParams{}.sleep_margin_ns;
+  uint64_t t = now_ns();
+  EXPECT_NEAR(double(second.hybrid_sleep_ns(WaitHint{t, 4096}, t)), 4'000'000 - late - margin, 200'000);
+  first.begin_wait(now_ns());  // renews its spin lease
+  EXPECT_EQ(second.begin_wait(now_ns()), Mode::hybrid) << "denied the spin lease, it did not sleep by hybrid";
+}
+
 // The queue's first tick holds the application's start (RocksDB opening its
 // tables: a few reads in a long tick, hardly waiting): it is not learned,
 // and the tick after it is.
