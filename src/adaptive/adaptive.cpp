@@ -213,7 +213,7 @@ double Adaptive::wake_due_ns(uint32_t len) const {
   // The wake-up aims at the device's mean latency: where others of ours
   // share the core, a spin that starts earlier holds it while their
   // completions wait.
-  return lat_.mean_ns(len) - wake_->late_ns - policy_.params().sleep_margin_ns;
+  return lat_.mean_ns(len) - wake_->late_ns;
 }
 
 uint64_t Adaptive::hybrid_sleep_ns(const WaitHint& h, uint64_t now) const {

@@ -304,11 +304,6 @@ Mode AdaptivePolicy::best(const Signals& sig, std::array<double, kModes>& obj) c
       obj[size_t(i)] = score(m, sig);
     }
   }
-  // Beside other work, hybrid must beat interrupt clearly: its wake-ups
-  // land just before each completion, inside the neighbour's time, and the
-  // study measured it 3-15% below interrupts where this model saw them even.
-  double& hybrid = obj[size_t(int(Mode::hybrid))];
-  if (!light && !alone_polls(sig) && hybrid < p_.hybrid_margin * obj[size_t(int(Mode::interrupt))]) hybrid = 0;
   // Ties go to the mode in use, then to poll (the fastest alone).
   Mode b = cur_;
   for (Mode m : {Mode::poll, Mode::interrupt, Mode::hybrid})
@@ -450,15 +445,14 @@ Decision AdaptivePolicy::on_tick(uint64_t now, Mode ran, const TickSample& s, co
 
 const std::vector<PolicyKnob>& policy_knobs() {
   static const std::vector<PolicyKnob> knobs = {
-      HIO_KNOB(tick_ns),           HIO_KNOB(probe_tick_ns),    HIO_KNOB(settle_ns),        HIO_KNOB(fresh_ns),
-      HIO_KNOB(arrival_ns),        HIO_KNOB(light_wait_share), HIO_KNOB(light_lat_slack),  HIO_KNOB(switch_gain),
-      HIO_KNOB(switch_ticks),      HIO_KNOB(alone_ticks),      HIO_KNOB(jump_gain),        HIO_KNOB(probe_min_ns),
-      HIO_KNOB(probe_max_ns),      HIO_KNOB(probe_rise),       HIO_KNOB(hybrid_margin),    HIO_KNOB(far_behind),
-      HIO_KNOB(hidden_wake_share), HIO_KNOB(hidden_wake_cap),  HIO_KNOB(saturated),        HIO_KNOB(spare_free),
-      HIO_KNOB(level_full_idle),   HIO_KNOB(min_completions),  HIO_KNOB(pause_share),      HIO_KNOB(wait_share_weight),
-      HIO_KNOB(learn_tau_ns),      HIO_KNOB(forget_ns),        HIO_KNOB(pause_tau_ns),     HIO_KNOB(slow_spell),
-      HIO_KNOB(recheck_weight),    HIO_KNOB(sleep_margin_ns),  HIO_KNOB(max_tick_stretch), HIO_KNOB(spin_lease_wakes),
-      HIO_KNOB(tick_others_cover),
+      HIO_KNOB(tick_ns),          HIO_KNOB(probe_tick_ns),    HIO_KNOB(settle_ns),         HIO_KNOB(fresh_ns),
+      HIO_KNOB(arrival_ns),       HIO_KNOB(light_wait_share), HIO_KNOB(light_lat_slack),   HIO_KNOB(switch_gain),
+      HIO_KNOB(switch_ticks),     HIO_KNOB(alone_ticks),      HIO_KNOB(jump_gain),         HIO_KNOB(probe_min_ns),
+      HIO_KNOB(probe_max_ns),     HIO_KNOB(probe_rise),       HIO_KNOB(far_behind),        HIO_KNOB(hidden_wake_share),
+      HIO_KNOB(hidden_wake_cap),  HIO_KNOB(saturated),        HIO_KNOB(spare_free),        HIO_KNOB(level_full_idle),
+      HIO_KNOB(min_completions),  HIO_KNOB(pause_share),      HIO_KNOB(wait_share_weight), HIO_KNOB(learn_tau_ns),
+      HIO_KNOB(forget_ns),        HIO_KNOB(pause_tau_ns),     HIO_KNOB(slow_spell),        HIO_KNOB(recheck_weight),
+      HIO_KNOB(max_tick_stretch), HIO_KNOB(spin_lease_wakes), HIO_KNOB(tick_others_cover),
   };
   return knobs;
 }

@@ -101,7 +101,6 @@ struct PolicyParams {
   uint64_t probe_min_ns = 50'000'000;  // probe interval at first
   uint64_t probe_max_ns = 2'000'000'000;  // and at most, once things are steady
   double probe_rise = 1.25;               // a probe that read this much above its mode's figure is repeated soon
-  double hybrid_margin = 1.05;            // beside other work hybrid must beat interrupt by this
   double far_behind = 0.8;                // a mode scoring below this share of the best backs off faster
   double hidden_wake_share = 0.5;         // wake-up CPU not charged to the thread, per sleep
   double hidden_wake_cap = 0.5;           // and at most this share of what the others read: on a fast device
@@ -120,7 +119,6 @@ struct PolicyParams {
   double slow_spell = 0.5;                // a tick's rate counts as at least this share of its mode's
   double recheck_weight = 0.5;            // a recheck counts for at least this: follows the disk's drift,
                                           // while one probe in an unlucky phase of the application does not decide
-  double sleep_margin_ns = 1000;          // a hybrid sleep ends this much before the device is expected to finish
   int max_tick_stretch = 8;               // a tick with too few completions stretches to this many ticks
   double spin_lease_wakes = 4;            // a second spinner on a core sleeps where the device takes at least
                                           // this many wake-ups' CPU to complete a command

@@ -381,9 +381,9 @@ TEST(Adaptive, AHybridSleepEndsByTheMeanLatency) {
   first.begin_wait(now_ns());
   second.begin_wait(now_ns());
   for (int i = 0; i < 400; i++) second.completed(4096, i % 2 ? 2'000'000 : 6'000'000);  // mean 4 ms, spread 2 ms
-  const double late = on_core0.wake_cost().late_ns, margin = PolicyParams{}.sleep_margin_ns;
+  const double late = on_core0.wake_cost().late_ns;
   uint64_t t = now_ns();
-  EXPECT_NEAR(double(second.hybrid_sleep_ns(WaitHint{t, 4096}, t)), 4'000'000 - late - margin, 200'000);
+  EXPECT_NEAR(double(second.hybrid_sleep_ns(WaitHint{t, 4096}, t)), 4'000'000 - late, 200'000);
   first.begin_wait(now_ns());  // renews its spin lease
   EXPECT_EQ(second.begin_wait(now_ns()), Mode::hybrid) << "denied the spin lease, it did not sleep by hybrid";
 }
