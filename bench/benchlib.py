@@ -23,12 +23,20 @@ def default_file():
     return os.path.join(tempfile.gettempdir(), "hybridio-bench.dat")
 
 
-def run_json(cmd):
-    """Runs a command that prints fio-style JSON; returns jobs[0] or exits naming the failure."""
+def run_jobs(cmd):
+    """Runs a command that prints fio-style JSON; returns its jobs or exits naming the failure."""
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         sys.exit(f"{' '.join(cmd)}\nfailed ({p.returncode}): {p.stderr.strip()}")
-    return json.loads(p.stdout)["jobs"][0]
+    try:
+        return json.loads(p.stdout)["jobs"]
+    except (ValueError, KeyError) as e:
+        sys.exit(f"{' '.join(cmd)}\nprinted no fio-style JSON ({e})")
+
+
+def run_json(cmd):
+    """Runs a command that prints fio-style JSON; returns jobs[0] or exits naming the failure."""
+    return run_jobs(cmd)[0]
 
 
 def summary(job):

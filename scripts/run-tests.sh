@@ -48,7 +48,7 @@ TSAN_OPTIONS=halt_on_error=1 build-tsan/tests/library/hio-library-tests --gtest_
 step "hio-bench command-line tests, hio-sim's commands, hio-study tests, RocksDB plugin end to end, fio engine, Debian packages (pytest)"
 # PYTHONPATH: test this checkout's study package, wherever one is installed.
 # tests/packaging runs make deb (build-deb/); HIO_SKIP_DEB=1 skips it.
-HIO_BENCH=build/hio-bench HIO_BUILD=build PYTHONPATH="$PWD/python" "$py" -m pytest -q tests/hio-bench tests/hio-sim tests/study tests/rocksdb tests/fio tests/packaging
+HIO_BENCH=build/hio-bench HIO_BUILD=build PYTHONPATH="$PWD/python" "$py" -m pytest -q tests/hio-bench tests/bench tests/hio-sim tests/study tests/rocksdb tests/fio tests/packaging
 
 step "RocksDB's crash test through the plugin: db_crashtest.py blackbox, 60 s per wait strategy"
 # The short form; `make crashtest` runs blackbox and whitebox, on the disk and
