@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The completion thread's automatic poll period. It starts at a quarter of
-// the observed latency, looks one step down, then climbs a ladder of
+// the observed latency, looks at the ladder's bottom (a spin), then climbs a ladder of
 // periods while the completions delivered per window hold (a longer period
 // costs less CPU), steps back down when they fall, and holds there for a
 // while before trying again. Each step is judged by the median of a few
@@ -42,7 +42,7 @@ class PollPeriodTuner {
   size_t floor(const Window& w) const;
   enum class Phase { first, down, climb };
   Phase phase_ = Phase::first;
-  size_t step_ = 0;
+  size_t step_ = 0, start_ = 0;
   double best_ = 0;  // completions per second of the steps kept so far
   double rates_[kSamples] = {};
   int nrates_ = 0;
