@@ -6,11 +6,9 @@
 namespace hio {
 namespace {
 
-// Sleeps, in ns; 0 spins. Whether spinning pays depends on the device: a
-// spinning completion thread takes the queue's lock on every pass, which
-// starved the submitters on the disk here (0.3-0.7x a 2 us sleep's IOPS at
-// QD16), while on emu:pcie4 it delivered 1.1-1.6x the 2 us sleep's IOPS at
-// 0.8-0.9x its CPU.
+// Sleeps, in ns; 0 spins. A spinning completion thread takes the queue's
+// lock on every pass: on a fast device it delivers the most, on a slower
+// one it starves the submitters (docs/handles.md).
 constexpr uint64_t kLadder[] = {0,      2'000,   5'000,   10'000,  15'000,  20'000,  30'000,  50'000,
                                 70'000, 100'000, 150'000, 200'000, 300'000, 500'000, 700'000, 1'000'000};
 constexpr size_t kSteps = sizeof kLadder / sizeof kLadder[0];
