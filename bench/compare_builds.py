@@ -31,11 +31,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from benchlib import run_jobs  # noqa: E402
 
 from hybridio.common import stats  # noqa: E402
+from hybridio.common.hiobench import parse_jobs  # noqa: E402
 
 
 def iops(cmd):
     """The job's read and write IOPS summed over its jobs."""
-    return sum(j["read"]["iops"] + j["write"]["iops"] for j in run_jobs(cmd))
+    return parse_jobs(run_jobs(cmd))["iops"]
 
 
 def compare(a, b, job, rounds, low_share=None, say=print):

@@ -11,18 +11,23 @@ SCRIPT = ROOT / "bench" / "compare_builds.py"
 
 
 def fake_bench(tmp_path, name, iops_by_call):
-    """An executable that logs its name and prints fio-style JSON with the
+    """An executable that logs its name and prints hio-bench's JSON with the
     next IOPS figure of iops_by_call for each call (two jobs, half each)."""
     calls = tmp_path / f"{name}.calls"
     script = tmp_path / name
     figures = " ".join(str(x) for x in iops_by_call)
+
+    def side(n):
+        return {"iops": n, "total_ios": n, "lat_ns": {"mean": 1000}, "clat_ns": {}}
+
+    job = {"read": side("HALF"), "write": side(0), "usr_cpu": 1, "sys_cpu": 1, "job_runtime": 1000, "error": 0}
+    report = json.dumps({"jobs": [job, job]}).replace('"HALF"', "$half")
     script.write_text(
         "#!/bin/sh\n"
         f'echo {name} >> "{tmp_path}/order"\n'
         f'n=$(cat "{calls}" 2>/dev/null || echo 0); echo $((n + 1)) > "{calls}"\n'
         f"set -- {figures}; shift $n; half=$(($1 / 2))\n"
-        'echo "{\\"jobs\\": [{\\"read\\": {\\"iops\\": $half}, \\"write\\": {\\"iops\\": 0}},'
-        ' {\\"read\\": {\\"iops\\": $half}, \\"write\\": {\\"iops\\": 0}}]}"\n'
+        f"cat <<EOF\n{report}\nEOF\n"
     )
     script.chmod(0o755)
     return str(script)
