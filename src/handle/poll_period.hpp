@@ -3,11 +3,11 @@
 // the observed latency, looks at the ladder's bottom (a spin), then climbs
 // the ladder of periods while the completions delivered per window hold (a
 // longer period costs less CPU), steps back down when they fall, and holds
-// there for a while before trying again. Each step is judged by the median of a few
-// windows: one window's rate moves by 5-10% on a shared machine. The
-// ladder is capped at the observed latency (a period past it only adds
-// latency); a new I/O size or latency restarts the search; beside other
-// work (contention) it sleeps at least a fifth of the latency.
+// there for a while before trying again. Each step is judged by the median
+// of a few windows: one window's rate moves by 5-10% on a shared machine.
+// The ladder is capped at the observed latency (a period past it only adds
+// latency); a new I/O size or latency restarts the search; beside other work
+// (contention) it sleeps at least a fifth of the latency.
 #pragma once
 #include <cstddef>
 #include <cstdint>
