@@ -100,8 +100,7 @@ Mode Adaptive::begin_wait(uint64_t now) {
       end_tick(now, seen, false);
     else if (settling_ && age >= p.settle_ns)
       settled(now);
-    else if (!settling_ && age >= tick &&
-             (tick_.completions >= p.min_completions || age >= uint64_t(p.max_tick_stretch) * tick))
+    else if (!settling_ && age >= tick)
       end_tick(now, seen, !level_.away());
   }
   if (!following_) g.set_core_mode(cpu_, int(mode_));
@@ -141,7 +140,6 @@ void Adaptive::end_tick(uint64_t now, const NeighbourView& seen, bool learn) {
   sig.contention = seen_.others;
   sig.level = level_.level();  // updated with this view by the caller
   sig.demand = seen_.demand;
-  sig.idle = seen_.idle;
   sig.objective = objective_.load(std::memory_order_relaxed);
   sig.wait_share = tick_.wall_ns ? double(tick_.wait_ns) / double(tick_.wall_ns) : 0;
   sig.wake_cpu_ns = wake_->cpu_ns;
@@ -151,8 +149,7 @@ void Adaptive::end_tick(uint64_t now, const NeighbourView& seen, bool learn) {
   // share of the others' use, not the last window's (AdaptivePolicy::learn).
   Governor::Count now_count = gov().counted(cpu_);
   double span = now_count.span_ns - core0_.span_ns;
-  if (sig.ours > 1 && tick_.wall_ns && span >= policy_.params().tick_others_cover * double(tick_.wall_ns))
-    sig.tick_others = std::clamp((now_count.others_ns - core0_.others_ns) / span, 0.0, 1.0);
+  if (sig.ours > 1 && span > 0) sig.tick_others = std::clamp((now_count.others_ns - core0_.others_ns) / span, 0.0, 1.0);
   if (sig.ours > 1) {
     // The core's decision is measured by all our queues' completions there.
     Governor::Count c = gov().counted(cpu_);

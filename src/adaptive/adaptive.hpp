@@ -32,7 +32,7 @@ struct HintSource {
 
 class Adaptive {
  public:
-  explicit Adaptive(PolicyParams p = {}, Governor* gov = nullptr) : policy_(p), gov_(gov) {}
+  explicit Adaptive(PolicyParams p = {}, Governor* gov = nullptr) : policy_(p), gov_(gov), level_(p) {}
   ~Adaptive();
   Adaptive(const Adaptive&) = delete;
   Adaptive& operator=(const Adaptive&) = delete;

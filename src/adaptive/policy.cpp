@@ -21,14 +21,14 @@ double others_without_our_wakeups(double others, double sleeps_per_s, double wak
 int LevelHold::update(uint64_t now, double contention, Waiting ours) {
   constexpr int heavy = kLevels - 1;
   int raw = contention_level(contention);
-  if (level_ == heavy && raw < heavy && contention >= kHeavyExit) raw = heavy;
+  if (level_ == heavy && raw < heavy && contention >= heavy_exit_) raw = heavy;
   if (ours != Waiting::spinning && level_ == 0 && raw == 1) raw = 0;
   if (ours == Waiting::sleeping_full && raw > 0 && raw < level_) raw = level_;
   bool at_once = level_ < 0 || raw == level_ || raw == heavy || level_ == heavy;
   if (!at_once && !away_) {
     away_ = true;
     away_since_ = now;
-  } else if (at_once || now - away_since_ >= kHoldNs) {
+  } else if (at_once || now - away_since_ >= hold_ns_) {
     level_ = raw;
     away_ = false;
   }
@@ -57,14 +57,14 @@ bool AdaptivePolicy::paused(Mode m, const TickSample& s) {
   // did 8 reads in an 11 ms polling tick beside a neighbour, 720 a second
   // where polling's ticks around it did 5-10K, and that one tick, the first
   // of poll at its level, kept the queue on interrupts for the rest of the
-  // run. Each mode against its own usual share, as a wake-up lengthens
-  // every wait; and a poller starved by a neighbour still waits (it spins,
-  // or is preempted while it spins), so its slow ticks are kept. What such
-  // ticks add to each mode's time is tallied apart (PauseTally).
+  // run. Each mode against its own last tick, as a wake-up lengthens every
+  // wait; and a poller starved by a neighbour still waits (it spins, or is
+  // preempted while it spins), so its slow ticks are kept. What such ticks
+  // add to each mode's time is tallied apart (PauseTally).
   double share = double(s.wait_ns) / double(s.wall_ns);
-  double& usual = wait_share_[size_t(int(m))];
-  bool pause = usual > 0 && share < p_.pause_share * usual;
-  usual = usual < 0 ? share : usual + p_.wait_share_weight * (share - usual);
+  double& last = wait_share_[size_t(int(m))];
+  bool pause = last > 0 && share < p_.pause_share * last;
+  last = share;
   return pause;
 }
 
@@ -72,10 +72,10 @@ double AdaptivePolicy::weight(uint64_t now, double wall, bool fresh, bool rechec
   // Ticks and probes are short and a neighbour's slices and the
   // application's own phases make each one noisy (RocksDB's mixgraph beside a
   // 50% neighbour: 8 ms spans vary by a third): a measurement weighs by its
-  // length, the average running over learn_tau of time in this mode. Until a
-  // mode has been measured that long, its measurements average as one, so
-  // that its first short probe does not stand for it until it has run
-  // learn_tau. What a level's table holds is kept across absences (a
+  // length, the average running over the memory's length of time in this
+  // mode. Until a mode has been measured that long, its measurements average
+  // as one, so that its first short probe does not stand for it until it has
+  // run that long. What a level's table holds is kept across absences (a
   // neighbour in bursts finds it ready), but its weight against a new
   // measurement fades with its age: RocksDB's start beside a neighbour on
   // the disk measured polling at 1.8K reads/s, and averaged as one with its
@@ -87,11 +87,11 @@ double AdaptivePolicy::weight(uint64_t now, double wall, bool fresh, bool rechec
     c.span_ns = 0;
   } else {
     double age = double(now) - wall - double(c.at_ns);
-    if (age > 0) c.span_ns *= std::exp(-age / double(p_.forget_ns));
+    if (age > 0) c.span_ns *= std::exp(-age / double(p_.memory_ns));
   }
-  double w = fresh ? 1.0 : std::max(1.0 - std::exp(-wall / double(p_.learn_tau_ns)), wall / (c.span_ns + wall));
+  double w = fresh ? 1.0 : std::max(1.0 - std::exp(-wall / double(p_.memory_ns)), wall / (c.span_ns + wall));
   if (recheck) w = std::max(w, p_.recheck_weight);
-  c.span_ns = std::min(c.span_ns + wall, double(p_.learn_tau_ns));
+  c.span_ns = std::min(c.span_ns + wall, double(p_.memory_ns));
   return w;
 }
 
@@ -105,12 +105,11 @@ void AdaptivePolicy::learn_others(const Signals& sig, double w, ModeCost& c) {
   // whole (half the core where the neighbour gets a third beside two of ours).
   double others = sig.tick_others >= 0 ? sig.tick_others : sig.contention;
   c.others = c.known && !c.borrowed ? mix(c.others, others) : others;
-  c.idle = c.known && !c.borrowed ? mix(c.idle, sig.idle) : sig.idle;
   if (sig.demand >= 0) c.demand = c.demand >= 0 && !c.borrowed ? mix(c.demand, sig.demand) : sig.demand;
 }
 
 bool AdaptivePolicy::learn(uint64_t now, Mode m, const TickSample& s, const Signals& sig, Table& t) {
-  if (s.completions < p_.min_completions || !s.whole || s.wall_ns == 0) return false;
+  if (s.completions == 0 || !s.whole || s.wall_ns == 0) return false;
   if (paused(m, s)) return false;
   // Rates and costs per completion of the queue's usual size: a tick's mix
   // of sizes is the application's, not the mode's.
@@ -189,21 +188,12 @@ void AdaptivePolicy::borrow(uint64_t now, int level) {
 }
 
 double AdaptivePolicy::wanted(const Table& t) const {
+  // Their demand measured beside our poller, else the most they used in any mode.
   double want = 0;
-  bool full = false;
+  for (const ModeCost& k : t.cost)
+    if (k.known) want = std::max(want, k.others);
   const ModeCost& poll = t.cost[size_t(int(Mode::poll))];
-  for (Mode m2 : {Mode::interrupt, Mode::poll, Mode::hybrid}) {
-    const ModeCost& k = t.cost[size_t(int(m2))];
-    if (!k.known) continue;
-    want = std::max(want, k.others);
-    // A spinner keeps the core busy whatever the others want: only a
-    // sleeper's full core says they might take more.
-    full = full || (m2 != Mode::poll && k.idle < p_.spare_free);
-  }
-  if (poll.known && poll.demand >= 0)
-    want = std::max(want, poll.demand);
-  else if (full || (poll.known && poll.others >= p_.saturated))
-    want = 1.0;
+  if (poll.known && poll.demand >= 0) want = std::max(want, poll.demand);
   return want;
 }
 
@@ -267,9 +257,7 @@ double AdaptivePolicy::score(Mode m, const Signals& sig) const {
   // which the core's busy time counts as theirs; the same estimate, and
   // the same cap, as the level's. What they want is the
   // time they were runnable beside our poller (PSI); without it, the most
-  // they used in any mode, or the whole core where the core was full beside
-  // a sleeping mode (they might have taken more) or where they reached the
-  // fair half beside our poller (the scheduler caps them there).
+  // they used in any mode.
   double want = wanted(t);
   double got = others_without_our_wakeups(c.others, c.iops * c.sleeps, sig.wake_cpu_ns, p_);
   double theirs = want > 0 ? std::clamp(got / want, 0.0, 1.0) : 1.0;
@@ -364,14 +352,14 @@ Mode AdaptivePolicy::next_probe(uint64_t now, const Signals& sig, const std::arr
     t.last_probe[size_t(int(pick))] = now;
     uint64_t& every = t.probe_every[size_t(int(pick))];
     // A mode far behind is unlikely to overtake soon: look at it less often,
-    // once it is known well. A mode measured for less than learn_tau at this
-    // level is a probe or two, which may have fallen in a phase of the
-    // application: RocksDB's first half second beside a full core spent
+    // once it is known well. A mode measured for less than the memory's
+    // length at this level is a few probes, which may have fallen in a phase
+    // of the application: RocksDB's first half second beside a full core spent
     // 110-270 us of CPU per read, and three probes of interrupts then read
     // 2.6-3.6K reads/s against 6-10K once warm; backing off fourfold from
     // them kept the queue polling for 0.7 s of a 4 s run.
     const ModeCost& pc = t.cost[size_t(int(pick))];
-    bool far = pc.known && pc.span_ns >= double(p_.learn_tau_ns) &&
+    bool far = pc.known && pc.span_ns >= double(p_.memory_ns) &&
                score[size_t(int(pick))] < p_.far_behind * score[size_t(int(cur_))];
     every = std::min(std::max(every * (far ? 4 : 2), p_.probe_min_ns), p_.probe_max_ns);
   }
@@ -389,7 +377,7 @@ Decision AdaptivePolicy::on_tick(uint64_t now, Mode ran, const TickSample& s, co
   Decision d;
   d.learned = learn(now, ran, s, sig, here);
   if (s.whole && s.wall_ns > 0)
-    here.cost[size_t(int(ran))].pauses.add(double(s.wall_ns), s.done(), d.learned, double(p_.pause_tau_ns));
+    here.cost[size_t(int(ran))].pauses.add(double(s.wall_ns), s.done(), d.learned, double(p_.memory_ns));
   Mode cand = best(sig, d.score);
   if (cand == cur_) {
     pending_ticks_ = 0;
@@ -414,16 +402,14 @@ Decision AdaptivePolicy::on_tick(uint64_t now, Mode ran, const TickSample& s, co
     pending_ = cand;
     bool jump = !alone && cur_known && cand_obj >= p_.jump_gain * now_obj;
     bool sure = jump || pending_ticks_ >= (alone ? p_.alone_ticks : p_.switch_ticks);
-    // At a steady level a lead may come from the device drifting since the
-    // other mode was measured (the disk here moves ±20% from one second to
-    // the next), or rest on one probe that fell in a fast phase of the
-    // application (RocksDB's mixgraph beside a full core on emu:pcie3: an
-    // 8 ms probe of interrupts read 17K reads/s, where its ticks did 10K,
-    // and sent the queue off polling, 1.2x interrupts' ops/s, for the rest
-    // of the run): measure it again first. Where the level just changed,
-    // the table is what the switch is for.
+    // At a steady level a lead that rests on one probe may have fallen in a
+    // fast phase of the application (RocksDB's mixgraph beside a full core
+    // on emu:pcie3: an 8 ms probe of interrupts read 17K reads/s, where its
+    // ticks did 10K, and sent the queue off polling, 1.2x interrupts' ops/s,
+    // for the rest of the run): measure it again first. Where the level
+    // just changed, the table is what the switch is for.
     const ModeCost& cc = here.cost[size_t(int(cand))];
-    if (sure && !alone && !arrived && (now - cc.at_ns > p_.fresh_ns || !cc.confirmed)) {
+    if (sure && !alone && !arrived && !cc.confirmed) {
       recheck_ = int(cand);
     } else if (sure) {
       cur_ = cand;
@@ -445,14 +431,12 @@ Decision AdaptivePolicy::on_tick(uint64_t now, Mode ran, const TickSample& s, co
 
 const std::vector<PolicyKnob>& policy_knobs() {
   static const std::vector<PolicyKnob> knobs = {
-      HIO_KNOB(tick_ns),          HIO_KNOB(probe_tick_ns),    HIO_KNOB(settle_ns),         HIO_KNOB(fresh_ns),
-      HIO_KNOB(arrival_ns),       HIO_KNOB(light_wait_share), HIO_KNOB(light_lat_slack),   HIO_KNOB(switch_gain),
-      HIO_KNOB(switch_ticks),     HIO_KNOB(alone_ticks),      HIO_KNOB(jump_gain),         HIO_KNOB(probe_min_ns),
-      HIO_KNOB(probe_max_ns),     HIO_KNOB(probe_rise),       HIO_KNOB(far_behind),        HIO_KNOB(hidden_wake_share),
-      HIO_KNOB(hidden_wake_cap),  HIO_KNOB(saturated),        HIO_KNOB(spare_free),        HIO_KNOB(level_full_idle),
-      HIO_KNOB(min_completions),  HIO_KNOB(pause_share),      HIO_KNOB(wait_share_weight), HIO_KNOB(learn_tau_ns),
-      HIO_KNOB(forget_ns),        HIO_KNOB(pause_tau_ns),     HIO_KNOB(slow_spell),        HIO_KNOB(recheck_weight),
-      HIO_KNOB(max_tick_stretch), HIO_KNOB(spin_lease_wakes), HIO_KNOB(tick_others_cover),
+      HIO_KNOB(tick_ns),          HIO_KNOB(probe_tick_ns),   HIO_KNOB(settle_ns),         HIO_KNOB(arrival_ns),
+      HIO_KNOB(light_wait_share), HIO_KNOB(light_lat_slack), HIO_KNOB(switch_gain),       HIO_KNOB(switch_ticks),
+      HIO_KNOB(alone_ticks),      HIO_KNOB(jump_gain),       HIO_KNOB(probe_min_ns),      HIO_KNOB(probe_max_ns),
+      HIO_KNOB(probe_rise),       HIO_KNOB(far_behind),      HIO_KNOB(hidden_wake_share), HIO_KNOB(hidden_wake_cap),
+      HIO_KNOB(level_hold_ns),    HIO_KNOB(heavy_exit),      HIO_KNOB(level_full_idle),   HIO_KNOB(pause_share),
+      HIO_KNOB(memory_ns),        HIO_KNOB(slow_spell),      HIO_KNOB(recheck_weight),    HIO_KNOB(spin_lease_wakes),
   };
   return knobs;
 }

@@ -62,9 +62,8 @@ struct ModeCost {
   double sleeps = 0;      // sleeps per completion
   double others = 0;      // cores the other tenants used meanwhile
   double demand = -1;     // and wanted (-1: not known)
-  double idle = 0;        // share of the time the core was idle
   uint64_t at_ns = 0;     // when it was last measured
-  double span_ns = 0;     // how long it was measured: the first learn_tau average as one
+  double span_ns = 0;     // how long it was measured: the first memory_ns average as one
   bool borrowed = false;  // copied from the nearest level, not measured here
   // Last measured in use or by a recheck, not by one probe alone.
   bool confirmed = false;
@@ -77,7 +76,6 @@ struct Signals {
   double tick_others = -1;  // the same over the tick itself, where several of ours share the core (-1: not read)
   int level = -1;           // the contention level acted on (LevelHold); -1: contention's own
   double demand = -1;       // what they want there: use + waiting (-1: not known)
-  double idle = 0;          // share of the time the core was idle
   Objective objective = Objective::shared;
   double wait_share = 0;      // share of the last tick the queue spent waiting
   double wake_cpu_ns = 0;     // measured CPU cost of one sleep and wake-up
@@ -89,7 +87,6 @@ struct PolicyParams {
   uint64_t tick_ns = 2'000'000;        // decision cadence
   uint64_t probe_tick_ns = 8'000'000;  // a probe's measured length: a few 3 ms scheduler slices
   uint64_t settle_ns = 3'000'000;      // after a change of mode, not measured: the scheduler's memory of the last one
-  uint64_t fresh_ns = 50'000'000;      // at a steady level, a switch needs the other mode measured this recently
   uint64_t arrival_ns = 10'000'000;    // a level reached this recently is a change, not a steady level;
                                        // below heavy, it is not probed yet
   double light_wait_share = 0.5;       // waiting less than this: light demand
@@ -105,25 +102,20 @@ struct PolicyParams {
   double hidden_wake_share = 0.5;         // wake-up CPU not charged to the thread, per sleep
   double hidden_wake_cap = 0.5;           // and at most this share of what the others read: on a fast device
                                           // (45K sleeps/s) the estimate exceeded a 10% neighbour's whole reading
-  double saturated = 0.4;                 // beside a poller, others using this much may want more
-  double spare_free = 0.05;               // a core idle this much beside a sleeper: the others had all they wanted
+  uint64_t level_hold_ns = 3'000'000;     // below heavy, the window must stay outside a level this long to leave
+                                          // it (LevelHold): longer than the gaps of a 10 ms-period neighbour
+  double heavy_exit = 0.2;                // the heavy level is left below this (LevelHold)
   double level_full_idle = 0.1;           // below this, a lower figure beside a sleeper keeps the level (LevelHold):
                                           // a clock-paced neighbour beside our interrupts left up to 0.08 idle
-  uint64_t min_completions = 8;           // a tick with fewer teaches nothing
-  double pause_share = 0.5;               // a tick that waited less than this share of the mode's usual
-                                          // wait share ran the application, not the mode: not learned
-  double wait_share_weight = 1.0 / 16;    // how fast a mode's usual wait share follows its ticks
-  uint64_t learn_tau_ns = 60'000'000;     // a mode's measurement averages over about this long
-  uint64_t forget_ns = 500'000'000;       // and its weight against a newer one fades over about this long
-  uint64_t pause_tau_ns = 2'000'000'000;  // a mode's pauses are tallied over about this long in the mode
+  double pause_share = 0.5;               // a tick that waited less than this share of the mode's last
+                                          // tick's wait share ran the application, not the mode: not learned
+  uint64_t memory_ns = 500'000'000;       // a mode's figures average over about this long in the mode,
+                                          // and an old one's weight against a newer one fades over as long
   double slow_spell = 0.5;                // a tick's rate counts as at least this share of its mode's
   double recheck_weight = 0.5;            // a recheck counts for at least this: follows the disk's drift,
                                           // while one probe in an unlucky phase of the application does not decide
-  int max_tick_stretch = 8;               // a tick with too few completions stretches to this many ticks
   double spin_lease_wakes = 4;            // a second spinner on a core sleeps where the device takes at least
                                           // this many wake-ups' CPU to complete a command
-  double tick_others_cover = 0.5;         // with several of ours on the core, the others are learned over the tick
-                                          // where the core's samples covered this share of it, else from the window
 };
 
 // Each parameter by name, to read and set it as a number: for tools that
@@ -164,7 +156,7 @@ enum class Waiting {
 // every swing would cut each tick short and leave the modes unmeasured at
 // either level. Among the quiet, light and medium levels the level changes
 // once the window has been outside it for the hold. The heavy level is
-// entered at once, and left once the window falls below kHeavyExit: a
+// entered at once, and left once the window falls below heavy_exit: a
 // CPU-bound neighbour's arrival or departure changes which mode wins, and a
 // tick that straddles it measures neither, while beside a spinner a
 // neighbour that wants half the core in 1 ms slices reads 0.22-0.5 as its
@@ -189,8 +181,7 @@ double others_without_our_wakeups(double others, double sleeps_per_s, double wak
 
 class LevelHold {
  public:
-  static constexpr uint64_t kHoldNs = 3'000'000;  // longer than the gaps of a 10 ms-period neighbour
-  static constexpr double kHeavyExit = 0.2;
+  explicit LevelHold(const PolicyParams& p = {}) : hold_ns_(p.level_hold_ns), heavy_exit_(p.heavy_exit) {}
   int update(uint64_t now_ns, double contention, Waiting ours = Waiting::spinning);
   int level() const { return level_; }
   // The window is outside the level, for less than the hold so far: a tick
@@ -198,6 +189,8 @@ class LevelHold {
   bool away() const { return away_; }
 
  private:
+  uint64_t hold_ns_;
+  double heavy_exit_;
   int level_ = -1;
   bool away_ = false;
   uint64_t away_since_ = 0;
@@ -257,7 +250,8 @@ class AdaptivePolicy {
   int recheck_ = -1;          // a mode to measure again before switching to it
   int rechecking_ = -1;       // the mode being measured again: its next measurement replaces the old
   uint64_t level_since_ = 0;  // when the level last changed
-  std::array<double, kModes> wait_share_{-1, -1, -1};  // each mode's usual share of a tick spent waiting (-1: none yet)
+  // The share of each mode's last whole tick spent waiting (-1: none yet).
+  std::array<double, kModes> wait_share_{-1, -1, -1};
   uint64_t switches_ = 0, probes_ = 0;
 };
 

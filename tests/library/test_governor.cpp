@@ -447,15 +447,14 @@ TickSample tick(const Device& d, Mode m, bool neighbour, uint64_t wall) {
 
 // What the governor reports at the end of that tick. The neighbour wants
 // the whole core: beside the poller it uses half and PSI shows it wanting
-// all; beside a sleeper it takes what is left and the core is never idle.
+// all; beside a sleeper it takes what is left.
 Signals seen(const Device& d, Mode m, bool neighbour, Objective obj) {
   Signals g;
   g.objective = obj;
   g.wait_share = 0.95;
   g.wake_cpu_ns = 5000;
-  if (!neighbour) {
-    g.idle = 1 - own_share(d, m, 0);
-  } else if (m == Mode::poll) {
+  if (!neighbour) return g;
+  if (m == Mode::poll) {
     g.contention = 0.5;
     g.demand = 1.0;
   } else {
