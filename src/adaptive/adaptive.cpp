@@ -42,9 +42,8 @@ double Adaptive::level_others(const NeighbourView& seen) const {
 bool Adaptive::sleeping_frees_core() const {
   // A second spinner only takes turns with the first. A sleeper instead
   // gives it the core but for its wake-ups, and each wake-up preempts it:
-  // that pays where the device's latency is long against a wake-up's CPU
-  // (the disk here: 2 threads on one core did 1.28x two pollers' IOPS with
-  // one of them asleep), not where they are alike (emu:pcie4: 0.65x).
+  // that pays where the device's latency is long against a wake-up's CPU,
+  // not where they are alike.
   // Until the device's latency is known, poll beside it and learn it.
   double lat = lat_.mean_ns(last_len_);
   return lat > 0 && lat >= policy_.params().spin_lease_wakes * wake_->cpu_ns;
@@ -163,9 +162,8 @@ void Adaptive::end_tick(uint64_t now, const NeighbourView& seen, bool learn) {
   }
   const uint64_t done = tick_.completions;
   // The queue's first tick holds the application's start, not a mode's
-  // cost: RocksDB opening its tables read 19-24 times in 32 ms, waiting 1%
-  // of it, and that first figure for polling (585 reads/s against 11-13K
-  // later) kept it on interrupts beside a full core for the whole run.
+  // cost: learned as its mode's first figure, it can keep the queue off
+  // that mode for the whole run.
   tick_.whole = learn && ticks_ != 0;
   last_ = policy_.on_tick(now, ran_, tick_, sig);
   if (log_) log_tick(now, sig.level, done);

@@ -46,7 +46,7 @@ class Adaptive {
 
   // Measures what the strategy needs before the queue's first command is in
   // flight: the wake-up cost's short sleeps, taken inside the first wait,
-  // were read as that command's latency.
+  // would read as that command's latency.
   void prepare();
   // The mode for a wait starting now; ends the current tick if it is over.
   Mode begin_wait(uint64_t now);

@@ -184,7 +184,7 @@ void Governor::sample(int cpu, uint64_t now) {
   if (now - c.last_sample.load(std::memory_order_relaxed) < kSampleNs) return;
   // Its cost is the CPU it takes: wall time would count preemptions by the
   // very neighbours it measures. The caller's CPU time is also its own run
-  // time below: each clock read is a system call, a fifth of a sample's cost.
+  // time below: each clock read is a system call, much of a sample's cost.
   uint64_t t0 = src_.thread_cpu_ns();
   c.last_sample.store(now, std::memory_order_relaxed);
   // This core's cpuidle counter is current: the sampler runs on it, so it

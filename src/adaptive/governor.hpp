@@ -49,7 +49,7 @@ struct NeighbourView {
 // A core's recent intervals. Pure: tests feed it synthetic intervals.
 class CoreWindow {
  public:
-  static constexpr double kWindowNs = 8e6;  // beside a CPU-bound task the scheduler alternates 3 ms slices
+  static constexpr double kWindowNs = 8e6;  // a few scheduler slices: a steady share beside a CPU-bound task
   void add(const CoreInterval& in);
   NeighbourView view() const;
 
@@ -65,7 +65,7 @@ class Governor {
   static constexpr uint64_t kCostEvery = 16;        // samples per reading of their cost
   static constexpr uint64_t kLeaseNs = 10'000'000;  // an unrenewed spin lease lapses after this
   // An unrenewed lead lapses after this: longer than our pollers' turns on a
-  // core they share (4 ms ticks each), so that the lead does not pass at each turn.
+  // core they share, so that the lead does not pass at each turn.
   static constexpr uint64_t kLeadNs = 100'000'000;
   static constexpr double kAmbiguousOthers = 0.3;  // beside our spinner, use above this may hide more demand
   // PSI weighs each CPU's stall by its busy time in whole jiffies, so reads

@@ -24,10 +24,8 @@ class LatencyEstimator {
   // What a completion of this size costs the device against one of the most
   // frequent size: the ratio of their means, once both have kSettled samples
   // (1 until then). The adaptive strategy counts a tick's completions by it,
-  // so that the tick's mix of sizes does not pass for a mode's speed:
-  // RocksDB's mixgraph reads 4 KiB blocks and, for its Seeks, 256-512 KiB of
-  // readahead (4% of its reads), which take 10x as long on the disk here, and
-  // one or two of them in an 8 ms probe moved its rate by a third.
+  // so that the tick's mix of sizes does not pass for a mode's speed: a few
+  // large reads among small ones move a short probe's rate.
   double weight(uint32_t bytes) const;
   static constexpr uint64_t kSettled = 16;
 

@@ -52,15 +52,13 @@ double PauseTally::factor(double min_ns) const {
 }
 
 bool AdaptivePolicy::paused(Mode m, const TickSample& s) {
-  // A tick in which the queue hardly waited measured the application, not
-  // the mode: RocksDB's mixgraph between its reads (writes, cached Gets)
-  // did 8 reads in an 11 ms polling tick beside a neighbour, 720 a second
-  // where polling's ticks around it did 5-10K, and that one tick, the first
-  // of poll at its level, kept the queue on interrupts for the rest of the
-  // run. Each mode against its own last tick, as a wake-up lengthens every
-  // wait; and a poller starved by a neighbour still waits (it spins, or is
-  // preempted while it spins), so its slow ticks are kept. What such ticks
-  // add to each mode's time is tallied apart (PauseTally).
+  // A tick in which the queue hardly waited measured the application
+  // between its reads, not the mode: learned, one such tick can keep the
+  // queue off that mode for good. Each mode against its own last tick, as a
+  // wake-up lengthens every wait; and a poller starved by a neighbour still
+  // waits (it spins, or is preempted while it spins), so its slow ticks are
+  // kept. What such ticks add to each mode's time is tallied apart
+  // (PauseTally).
   double share = double(s.wait_ns) / double(s.wall_ns);
   double& last = wait_share_[size_t(int(m))];
   bool pause = last > 0 && share < p_.pause_share * last;
@@ -70,19 +68,16 @@ bool AdaptivePolicy::paused(Mode m, const TickSample& s) {
 
 double AdaptivePolicy::weight(uint64_t now, double wall, bool fresh, bool recheck, ModeCost& c) const {
   // Ticks and probes are short and a neighbour's slices and the
-  // application's own phases make each one noisy (RocksDB's mixgraph beside a
-  // 50% neighbour: 8 ms spans vary by a third): a measurement weighs by its
+  // application's own phases make each one noisy: a measurement weighs by its
   // length, the average running over the memory's length of time in this
   // mode. Until a mode has been measured that long, its measurements average
   // as one, so that its first short probe does not stand for it until it has
   // run that long. What a level's table holds is kept across absences (a
   // neighbour in bursts finds it ready), but its weight against a new
-  // measurement fades with its age: RocksDB's start beside a neighbour on
-  // the disk measured polling at 1.8K reads/s, and averaged as one with its
-  // later probes (6.6-7.6K), that kept the queue on interrupts (5.8-8.0K)
-  // for the rest of the run. Where a switch was held back to measure the
-  // mode again, that measurement counts for at least half, as one borrowed
-  // from another level is replaced.
+  // measurement fades with its age: the application's start is not its
+  // steady state, and must not hold a mode's figure down. Where a switch was
+  // held back to measure the mode again, that measurement counts for at
+  // least half, as one borrowed from another level is replaced.
   if (fresh) {
     c.span_ns = 0;
   } else {
@@ -99,10 +94,10 @@ void AdaptivePolicy::learn_others(const Signals& sig, double w, ModeCost& c) {
   auto mix = [w](double old, double v) { return old + w * (v - old); };
   // What the others got in this mode: their share of each tick, where the
   // tick has its own figure (several of ours on the core), by its length.
-  // The window at a tick's end covers its last 8 ms, less than a rotation
-  // of more than two CPU-bound tasks: the lead's ticks end as it gets the
-  // core back, just after the neighbour's turn, which the window then holds
-  // whole (half the core where the neighbour gets a third beside two of ours).
+  // The window at a tick's end is shorter than a rotation of more than two
+  // CPU-bound tasks: the lead's ticks end as it gets the core back, just
+  // after the neighbour's turn, which the window then holds whole and so
+  // overstates.
   double others = sig.tick_others >= 0 ? sig.tick_others : sig.contention;
   c.others = c.known && !c.borrowed ? mix(c.others, others) : others;
   if (sig.demand >= 0) c.demand = c.demand >= 0 && !c.borrowed ? mix(c.demand, sig.demand) : sig.demand;
@@ -126,26 +121,21 @@ bool AdaptivePolicy::learn(uint64_t now, Mode m, const TickSample& s, const Sign
   double w = weight(now, wall, fresh, recheck, c);
   auto mix = [w](double old, double v) { return old + w * (v - old); };
   // A tick far below the mode's rate is most often the device or the
-  // application in a slow spell (8 reads in 5 ms, waiting, in either mode),
-  // and such spells fall on the mode in use while a probe's 8 ms mostly
-  // misses them: counted whole, they push the queue off whichever mode it
-  // uses. Counted at half the mode's rate at most, a slow spell that lasts
-  // still brings the figure down, tick by tick.
+  // application in a slow spell (the queue waiting, in either mode), and
+  // such spells fall on the mode in use while a probe mostly misses them:
+  // counted whole, they push the queue off whichever mode it uses. Counted
+  // at half the mode's rate at most, a slow spell that lasts still brings
+  // the figure down, tick by tick.
   // Beside a heavy neighbour slow ticks are the neighbour's slices, the
-  // mode's real cost, in every mode: a poller's (RocksDB: 30 reads in 2 ms,
-  // then 8 in 8 ms) raised to half the rate lifted polling's figure there by
-  // a third; a sleeper's, raised, lifted interrupts' figure 10% above what
-  // its ticks did beside a full core on emu:pcie3, level with polling's
-  // (1.23x its ops/s) once each was charged its pauses.
+  // mode's real cost, in every mode: raised, they lift the mode's figure
+  // above what its ticks did.
   bool spells = !fresh && level(sig) != kLevels - 1;
   auto spell = [&](double old, double v) { return spells ? std::max(v, p_.slow_spell * old) : v; };
   // A probe that read more than a quarter above its mode's figure found it
   // still moving: the application's start, or the disk's drift. Where it
   // read near enough the mode in use to overtake it, the mode is probed
-  // again at the shortest interval. RocksDB's first second beside
-  // a full core on the disk: interrupts' figure rose 4.8K, 5.4K, 7.6K, 9.5K
-  // at probes 0.1-0.2 s apart as it warmed up, then 10-12K, while the queue
-  // polled at 7-10K until the doubling interval let a probe in at 0.86 s.
+  // again at the shortest interval: the doubling interval lets a mode that
+  // is still warming up overtake too late.
   double rate = n / wall_s;
   const ModeCost& now_cost = t.cost[size_t(int(cur_))];
   bool rival = !now_cost.known || rate >= p_.far_behind * now_cost.iops;
@@ -242,11 +232,9 @@ double AdaptivePolicy::score(Mode m, const Signals& sig) const {
       if (k.known) best_solo = std::max(best_solo, k.iops_free);
   double ours = best_solo > 0 ? c.iops / best_solo : 0;
   // Under `own` the application's time between its waits counts too, and a
-  // mode decides how much CPU that work is left. Beside a CPU-bound
-  // neighbour on the disk, a spinner's used-up share held RocksDB's thread
-  // off the CPU about 1.5 ns per ns it computed, interrupts' 0.3-0.6: its
-  // pauses took 18-33% of polling's time and 3-11% of interrupts', and
-  // polling's waits, measured at 0.99 of interrupts' rate, gave 0.85 of its ops/s.
+  // mode decides how much CPU that work is left: beside a CPU-bound
+  // neighbour a spinner's used-up share holds the thread off the CPU longer
+  // than a sleeper's, so the pauses take more of polling's time.
   if (sig.objective == Objective::own)
     return best_solo > 0 ? c.iops / c.pauses.factor(double(p_.probe_tick_ns)) / best_solo : 0;
   if (level(sig) == 0) return ours;
@@ -301,10 +289,9 @@ Mode AdaptivePolicy::best(const Signals& sig, std::array<double, kModes>& obj) c
 
 bool AdaptivePolicy::alone_polls(const Signals& sig) const {
   // Under `own` the queue's throughput is all that counts, and alone nothing
-  // serves it sooner than a spinning thread, however little it waits:
-  // RocksDB's mixgraph waits about 40% of the time between its own work, and
-  // the cheapest mode within polling's latency slack cost it reads (5% of its
-  // time on interrupts, polling's ticks then 10-20% slower).
+  // serves it sooner than a spinning thread, however little it waits: for
+  // an application that computes between its waits, the cheapest mode
+  // within polling's latency slack costs it reads.
   // Several of our threads on the core take turns at spinning: alone is not
   // a reason to poll then, it is measured like any other situation.
   return level(sig) == 0 && sig.ours <= 1 && (sig.wait_share >= p_.light_wait_share || sig.objective == Objective::own);
@@ -313,11 +300,9 @@ bool AdaptivePolicy::alone_polls(const Signals& sig) const {
 Mode AdaptivePolicy::next_probe(uint64_t now, const Signals& sig, const std::array<double, kModes>& score) {
   Mode pick = cur_;
   if (alone_polls(sig)) return pick;
-  // A light or medium level just entered may be a neighbour's passing
-  // (stress-ng at 50% leaves the core for 20-30 ms every 100-150 ms, and the
-  // window crosses those levels for 3-10 ms on each way): a probe there is
-  // cut short by the next level, and on emu:pcie4 ten of them in 3 s put
-  // the queue on interrupts 1.8% of its time at a third of polling's rate.
+  // A light or medium level just entered may be a neighbour's passing (the
+  // window crossing it on the way to or from heavy): a probe there is cut
+  // short by the next level, and such probes only add time in a slower mode.
   // The heavy level is a CPU-bound neighbour's arrival: it is met at once.
   if (level(sig) < kLevels - 1 && now - level_since_ <= p_.arrival_ns) return pick;
   if (recheck_ >= 0) {
@@ -336,10 +321,9 @@ Mode AdaptivePolicy::next_probe(uint64_t now, const Signals& sig, const std::arr
     bool known = t.cost[size_t(i)].known;
     // A mode used or probed recently at this level is known well enough. A
     // mode never measured here is probed at once, and again on the backing-off
-    // schedule while its probes end unmeasured: beside stress-ng at 5% in
-    // 1 ms slices every 20 ms on emu:pcie3 the light level lasts about 8 ms,
-    // shorter than a probe with its settling, and probing interrupts at each
-    // return to it kept the queue off poll 40% of the time (0.87 of poll's score).
+    // schedule while its probes end unmeasured: a level shorter than a probe
+    // with its settling would otherwise be probed at each return to it, and
+    // keep the queue off its best mode.
     uint64_t last = std::max(t.last_probe[size_t(i)], t.cost[size_t(i)].at_ns);
     bool due = now - last >= t.probe_every[size_t(i)];
     uint64_t overdue = !known ? UINT64_MAX : now - last;
@@ -354,10 +338,8 @@ Mode AdaptivePolicy::next_probe(uint64_t now, const Signals& sig, const std::arr
     // A mode far behind is unlikely to overtake soon: look at it less often,
     // once it is known well. A mode measured for less than the memory's
     // length at this level is a few probes, which may have fallen in a phase
-    // of the application: RocksDB's first half second beside a full core spent
-    // 110-270 us of CPU per read, and three probes of interrupts then read
-    // 2.6-3.6K reads/s against 6-10K once warm; backing off fourfold from
-    // them kept the queue polling for 0.7 s of a 4 s run.
+    // of the application, such as its start: backing off fast from them
+    // would keep the queue from a mode that is better once warm.
     const ModeCost& pc = t.cost[size_t(int(pick))];
     bool far = pc.known && pc.span_ns >= double(p_.memory_ns) &&
                score[size_t(int(pick))] < p_.far_behind * score[size_t(int(cur_))];
@@ -384,16 +366,14 @@ Decision AdaptivePolicy::on_tick(uint64_t now, Mode ran, const TickSample& s, co
   } else {
     double now_obj = d.score[size_t(int(cur_))], cand_obj = d.score[size_t(int(cand))];
     // Alone (and busy, or under `own`), poll is right by construction: a quiet tick switches
-    // to it (the governor's window has then seen 8 ms without a neighbour).
+    // to it (the governor's whole window has then been without a neighbour).
     // Otherwise the other mode must lead by the switch gain for switch_ticks
     // ticks in a row, or by the jump gain once. A mode in use
     // but not yet measured at this level is measured by the ticks that
     // come: compare once they span a probe's length, as the probe that
-    // measured the rival did. One 2 ms tick may fall in a neighbour's
-    // slice: beside a 10% neighbour in 1 ms slices on the disk, a poll tick
-    // of 9.4K reads/s after three of 20K threw RocksDB onto interrupts
-    // (13.5K, from an 8 ms probe) for the rest of the run. Beside a heavy
-    // neighbour one tick says enough, and a burst's arrival is met at once.
+    // measured the rival did: one tick may fall in a neighbour's slice.
+    // Beside a heavy neighbour one tick says enough, and a burst's arrival
+    // is met at once.
     bool alone = alone_polls(sig);
     const ModeCost& cc_now = here.cost[size_t(int(cur_))];
     bool cur_known = cc_now.known && (cc_now.span_ns >= double(p_.probe_tick_ns) || level == kLevels - 1);
@@ -403,10 +383,7 @@ Decision AdaptivePolicy::on_tick(uint64_t now, Mode ran, const TickSample& s, co
     bool jump = !alone && cur_known && cand_obj >= p_.jump_gain * now_obj;
     bool sure = jump || pending_ticks_ >= (alone ? p_.alone_ticks : p_.switch_ticks);
     // At a steady level a lead that rests on one probe may have fallen in a
-    // fast phase of the application (RocksDB's mixgraph beside a full core
-    // on emu:pcie3: an 8 ms probe of interrupts read 17K reads/s, where its
-    // ticks did 10K, and sent the queue off polling, 1.2x interrupts' ops/s,
-    // for the rest of the run): measure it again first. Where the level
+    // fast phase of the application: measure it again first. Where the level
     // just changed, the table is what the switch is for.
     const ModeCost& cc = here.cost[size_t(int(cand))];
     if (sure && !alone && !arrived && !cc.confirmed) {

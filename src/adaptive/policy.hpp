@@ -85,7 +85,7 @@ struct Signals {
 
 struct PolicyParams {
   uint64_t tick_ns = 2'000'000;        // decision cadence
-  uint64_t probe_tick_ns = 8'000'000;  // a probe's measured length: a few 3 ms scheduler slices
+  uint64_t probe_tick_ns = 8'000'000;  // a probe's measured length: a few scheduler slices
   uint64_t settle_ns = 3'000'000;      // after a change of mode, not measured: the scheduler's memory of the last one
   uint64_t arrival_ns = 10'000'000;    // a level reached this recently is a change, not a steady level;
                                        // below heavy, it is not probed yet
@@ -93,7 +93,7 @@ struct PolicyParams {
   double light_lat_slack = 1.15;       // light demand may cost this much latency
   double switch_gain = 1.03;           // a switch must promise this much more score...
   int switch_ticks = 3;                // ...for this many ticks in a row,
-  int alone_ticks = 1;                 // quiet ticks before alone-and-busy polls: the window already held 8 ms of quiet
+  int alone_ticks = 1;                 // quiet ticks before alone-and-busy polls: the window already held only quiet
   double jump_gain = 1.20;             // or this much, at once
   uint64_t probe_min_ns = 50'000'000;  // probe interval at first
   uint64_t probe_max_ns = 2'000'000'000;  // and at most, once things are steady
@@ -101,12 +101,12 @@ struct PolicyParams {
   double far_behind = 0.8;                // a mode scoring below this share of the best backs off faster
   double hidden_wake_share = 0.5;         // wake-up CPU not charged to the thread, per sleep
   double hidden_wake_cap = 0.5;           // and at most this share of what the others read: on a fast device
-                                          // (45K sleeps/s) the estimate exceeded a 10% neighbour's whole reading
+                                          // the estimate can exceed a light neighbour's whole reading
   uint64_t level_hold_ns = 3'000'000;     // below heavy, the window must stay outside a level this long to leave
-                                          // it (LevelHold): longer than the gaps of a 10 ms-period neighbour
+                                          // it (LevelHold): longer than the gaps of a neighbour in short slices
   double heavy_exit = 0.2;                // the heavy level is left below this (LevelHold)
   double level_full_idle = 0.1;           // below this, a lower figure beside a sleeper keeps the level (LevelHold):
-                                          // a clock-paced neighbour beside our interrupts left up to 0.08 idle
+                                          // a full core beside a clock-paced neighbour and our sleeper shows some idle
   double pause_share = 0.5;               // a tick that waited less than this share of the mode's last
                                           // tick's wait share ran the application, not the mode: not learned
   uint64_t memory_ns = 500'000'000;       // a mode's figures average over about this long in the mode,
@@ -151,22 +151,22 @@ enum class Waiting {
 };
 
 // The level a queue acts on. A neighbour that runs in slices shorter than
-// the governor's window (a 10% load in 1 ms slices every 10 ms) swings the
-// window's figure across a level edge and back within a tick: acting on
-// every swing would cut each tick short and leave the modes unmeasured at
-// either level. Among the quiet, light and medium levels the level changes
-// once the window has been outside it for the hold. The heavy level is
-// entered at once, and left once the window falls below heavy_exit: a
-// CPU-bound neighbour's arrival or departure changes which mode wins, and a
-// tick that straddles it measures neither, while beside a spinner a
-// neighbour that wants half the core in 1 ms slices reads 0.22-0.5 as its
-// slices fall in the window.
+// the governor's window swings the window's figure across a level edge and
+// back within a tick: acting on every swing would cut each tick short and
+// leave the modes unmeasured at either level. Among the quiet, light and
+// medium levels the level changes once the window has been outside it for
+// the hold. The heavy level is entered at once, and left once the window
+// falls below heavy_exit: a CPU-bound neighbour's arrival or departure
+// changes which mode wins, and a tick that straddles it measures neither,
+// while beside a spinner a neighbour that wants half the core in short
+// slices reads above and below the heavy edge as its slices fall in the
+// window.
 //
 // A level is a key to what each mode costs beside that neighbour, so it must
 // not move with the queue's own mode:
 // - beside our sleeper, a rise from quiet to light is our own wake-ups: their
 //   interrupts, idle exits and switches run outside our thread's clock and
-//   read as 0.06-0.13 of the core here at 10-16K sleeps a second;
+//   read as a light neighbour;
 // - beside our sleeper on a full core the others may have had less than they
 //   wanted (a neighbour that paces itself by the clock loses what our
 //   wake-ups take), and a lower figure says nothing of them unless it reads
@@ -174,9 +174,8 @@ enum class Waiting {
 // The others' use as a contention level should read it. Beside our sleeper
 // the core's busy time also holds our own wake-ups (interrupt handling, idle
 // exits), which no thread of ours is charged for: left in, they read as a
-// neighbour that grows when we sleep, and move the level with our own mode
-// (a 10% neighbour read 0.13 beside our poller and 0.20 beside our sleeper
-// at 12K reads/s on the disk). sleeps_per_s: our queue's, lately.
+// neighbour that grows when our queue sleeps, and move the level with our
+// own mode. sleeps_per_s: our queue's, lately.
 double others_without_our_wakeups(double others, double sleeps_per_s, double wake_cpu_ns, const PolicyParams& p);
 
 class LevelHold {
