@@ -373,10 +373,13 @@ Decision AdaptivePolicy::on_tick(uint64_t now, Mode ran, const TickSample& s, co
     // come: compare once they span a probe's length, as the probe that
     // measured the rival did: one tick may fall in a neighbour's slice.
     // Beside a heavy neighbour one tick says enough, and a burst's arrival
-    // is met at once.
+    // is met at once, except for a lone queue under `own`: its first ticks
+    // in a new mode are held off by the scheduler's memory of the last one,
+    // and only its own rate counts.
     bool alone = alone_polls(sig);
     const ModeCost& cc_now = here.cost[size_t(int(cur_))];
-    bool cur_known = cc_now.known && (cc_now.span_ns >= double(p_.probe_tick_ns) || level == kLevels - 1);
+    bool one_tick = level == kLevels - 1 && (sig.objective == Objective::shared || sig.ours > 1);
+    bool cur_known = cc_now.known && (cc_now.span_ns >= double(p_.probe_tick_ns) || one_tick);
     bool ahead = alone || (cur_known && cand_obj >= p_.switch_gain * now_obj);
     pending_ticks_ = !ahead ? 0 : pending_ == cand ? pending_ticks_ + 1 : 1;
     pending_ = cand;

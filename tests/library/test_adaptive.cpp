@@ -1200,6 +1200,25 @@ TEST(AdaptivePolicy, WithSeveralOfOursALightDemandIsScoredByItsRate) {
   EXPECT_NE(settled_with_ours(2, light, tick), Mode::poll) << "2 of ours on the core";
 }
 
+// Under `own`, a lone queue that has just moved to polling beside a heavy
+// neighbour is held off the core by the scheduler's memory of its sleeping
+// mode for its first ticks (in the simulator, 37K reads/s in the first tick
+// where steady polling did 75K). One such tick must not send it back to
+// the mode it left: the mode in use is judged over a probe's length.
+TEST(AdaptivePolicy, UnderOwnALoneQueueBesideAHeavyNeighbourJudgesItsModeOverAProbe) {
+  AdaptivePolicy p;
+  Signals heavy = sig(0.5, 0.95, false);
+  heavy.objective = Objective::own;
+  uint64_t now = kProbeTick;
+  p.on_tick(now, Mode::interrupt, waited(48000 * kProbeTick / 1'000'000'000, kProbeTick), heavy);  // a probe: 48K
+  Decision d = p.on_tick(now += kTick, Mode::poll, waited(37000 * kTick / 1'000'000'000, kTick), heavy);  // held off
+  EXPECT_EQ(d.mode, Mode::poll) << "one held-off tick decided";
+  EXPECT_EQ(p.settled(), Mode::poll);
+  for (int i = 0; i < 3; i++) d = p.on_tick(now += kTick, Mode::poll, waited(150, kTick), heavy);  // 75K
+  EXPECT_EQ(p.settled(), Mode::poll);
+  EXPECT_EQ(p.switches(), 0u);
+}
+
 // Beside a heavy neighbour a spinner gets what the neighbour leaves of the
 // fair half, so polling's score there comes from its rate alone, and the
 // queue on interrupts does not probe it: a probe of polling leaves the
