@@ -31,12 +31,29 @@ def test_help_and_no_command(sim):
         (["run", "--device", "emu:lat_us=-3"], "lat_us"),
         (["run", "--iodepth", "0"], "iodepth"),
         (["suite"], "--out"),
+        (["run", "--param", "fresh_ns=1"], "'fresh_ns'"),
+        (["run", "--param", "memory_ns=-1"], "memory_ns=a number"),
+        (["run", "--param", "tick_ns"], "tick_ns=a number"),
     ],
 )
 def test_bad_input_is_named(sim, args, named):
     p = sim(*args)
     assert p.returncode == 2, p.stderr
     assert named in p.stderr, p.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["suite", "--param", "fresh_ns=1"],
+        ["sensitivity", "--only", "saturated"],
+    ],
+)
+def test_a_bad_parameter_leaves_no_folder(sim, tmp_path, args):
+    out = tmp_path / "out"
+    p = sim(*args, "--out", out)
+    assert p.returncode == 2 and "--" in p.stderr, p.stderr
+    assert not out.exists()
 
 
 def test_run_prints_every_strategy(sim):

@@ -125,8 +125,8 @@ Command add_suite(CLI::App& app, const std::string& data) {
   su->add_option("--param", *params, "set one of adaptive's parameters, NAME=VALUE (docs/adaptive.md); repeatable");
   auto check = [sa, params, quick] {
     if (*quick) sa->grid = "quick";
+    set_knobs(*params, sa->policy);  // before --out is made: bad input leaves nothing behind
     need_dir("--out", sa->out);
-    set_knobs(*params, sa->policy);
   };
   return {su, check, [sa] { return suite(*sa); }};
 }
@@ -147,7 +147,15 @@ Command add_sensitivity(CLI::App& app, const std::string& data) {
   sen->add_option("--only", se->only, "these parameters only")->delimiter(',');
   sen->add_option("--seed", se->seed, "the suite's seed")->capture_default_str();
   sen->add_option("--jobs", se->jobs, "scenarios in parallel (default: every core)")->check(CLI::Range(1, 1024));
-  return {sen, [se] { need_dir("--out", se->out); }, [se] { return sensitivity(*se); }};
+  auto check = [se] {
+    try {
+      check_only(se->only);  // before --out is made: bad input leaves nothing behind
+    } catch (const std::invalid_argument& e) {
+      throw CLI::ValidationError("--only", e.what());
+    }
+    need_dir("--out", se->out);
+  };
+  return {sen, check, [se] { return sensitivity(*se); }};
 }
 
 Command add_validate(CLI::App& app, const std::string& data) {

@@ -12,16 +12,20 @@ namespace hio::sim {
 
 using nlohmann::json;
 
+void check_only(const std::vector<std::string>& only) {
+  for (const std::string& n : only)
+    if (std::none_of(policy_knobs().begin(), policy_knobs().end(), [&](const PolicyKnob& k) { return n == k.name; }))
+      throw std::invalid_argument("no policy parameter '" + n + "'");
+}
+
 int sensitivity(const SensitivityArgs& a) {
+  check_only(a.only);
   SuiteArgs s;
   s.profiles = a.profiles;
   s.traces = a.traces;
   s.grid = a.grid;
   s.jobs = a.jobs;
   s.progress = false;
-  for (const std::string& n : a.only)
-    if (std::none_of(policy_knobs().begin(), policy_knobs().end(), [&](const PolicyKnob& k) { return n == k.name; }))
-      throw std::invalid_argument("--only: no policy parameter '" + n + "'");
   auto score = [&](const PolicyParams& p) {
     s.policy = p;
     double g = 0, share = 0, low = 1e9, oracle = 0;

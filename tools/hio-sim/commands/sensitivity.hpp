@@ -17,6 +17,8 @@ struct SensitivityArgs {
   std::vector<std::string> only;  // these parameters (default: every one)
 };
 
+// Throws std::invalid_argument naming the first of `only` that is no parameter.
+void check_only(const std::vector<std::string>& only);
 int sensitivity(const SensitivityArgs& a);
 
 }  // namespace hio::sim
