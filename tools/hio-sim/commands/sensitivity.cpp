@@ -19,7 +19,6 @@ void check_only(const std::vector<std::string>& only) {
 }
 
 int sensitivity(const SensitivityArgs& a) {
-  check_only(a.only);
   SuiteArgs s;
   s.profiles = a.profiles;
   s.traces = a.traces;

@@ -19,6 +19,7 @@ struct SensitivityArgs {
 
 // Throws std::invalid_argument naming the first of `only` that is no parameter.
 void check_only(const std::vector<std::string>& only);
+// `a.only` has passed check_only (the command line checks it before --out is made).
 int sensitivity(const SensitivityArgs& a);
 
 }  // namespace hio::sim
