@@ -92,8 +92,22 @@ def test_quick_suite_is_deterministic_and_complete(sim, tmp_path):
         # The oracle picks the best static strategy per interval: never below the best static one.
         assert s["oracle"] >= max(v for k, v in s["scores"].items() if k != "adaptive") * 0.999
     assert {"adaptive_vs_best_static", "adaptive_vs_oracle", "by", "worst"} <= set(suite["summary"])
+    light = [s for s in suite["scenarios"] if s["workload"] == "rate30" and s["neighbour"] == "none"]
+    assert light and all("light_demand" not in s for s in suite["scenarios"] if s not in light)
+    for s in light:
+        ld, cpu, lat = s["light_demand"], s["cpu_ns_per_io"], s["lat_mean_ns"]
+        assert ld["cpu_vs_poll"] == pytest.approx(cpu["adaptive"] / cpu["poll"])
+        assert ld["lat_vs_poll"] == pytest.approx(lat["adaptive"] / lat["poll"])
+        assert ld["met"] == (ld["cpu_vs_poll"] <= 0.5 and ld["lat_vs_poll"] <= 1.10)
+        assert ld["applies"] == (ld["read_in_wakeups"] >= 10)
+    assert [e["name"] for e in suite["summary"]["light_demand"]] == [s["name"] for s in light]
+    # A read is fewer of here's wake-ups than of bare metal's, which cost less.
+    reads_in_wakeups = {s["name"]: s["light_demand"]["read_in_wakeups"] for s in light}
+    for name, n in reads_in_wakeups.items():
+        if "/here/" in name:
+            assert n < reads_in_wakeups[name.replace("/here/", "/baremetal/")]
     html = (tmp_path / "s0" / "suite.html").read_text()
-    assert "<table>" in html and "of the best static strategy" in html
+    assert "<table>" in html and "of the best static strategy" in html and "Light demand" in html
 
 
 def test_scale_writes_its_points(sim, tmp_path):

@@ -113,8 +113,8 @@ Command add_suite(CLI::App& app, const std::string& data) {
   sa->profiles = data + "/profiles";
   sa->traces = data + "/traces";
   CLI::App* su = app.add_subcommand("suite", "the regret suite: adaptive against every static strategy and the oracle");
-  su->add_flag("--quick", *quick, "the short grid (192 scenarios; --grid quick)");
-  su->add_option("--grid", sa->grid, "full (3,600 scenarios), medium (504) or quick (192)")
+  su->add_flag("--quick", *quick, "the short grid (288 scenarios; --grid quick)");
+  su->add_option("--grid", sa->grid, "full (3,600 scenarios), medium (504) or quick (288)")
       ->check(CLI::IsMember({"full", "medium", "quick"}))
       ->capture_default_str();
   su->add_option("--seed", sa->seed, "the suite's seed")->capture_default_str();

@@ -49,7 +49,7 @@ Grid grid(const std::string& name) {
     return {{"here-virtio", "pcie4"},
             {"here", "baremetal"},
             {"none", "steady:10", "steady:100", "bursts:50", "random:50", "bursts:20"},
-            {"qd1", "mixgraph"},
+            {"qd1", "rate30", "mixgraph"},
             {1, 2}};
   return {{"here-virtio", "pcie3", "pcie4", "optane", "nand"},
           {"here", "baremetal"},
@@ -97,8 +97,11 @@ std::vector<Group> groups_of(const Grid& g) {
   return groups;
 }
 
+std::string device_of(const Group& gr) { return gr.device == "here-virtio" ? "disk" : gr.device; }
+
 // A group's scenario. A rate-limited workload runs at 30% of what one thread
-// polling alone does there, measured once per device and machine.
+// polling alone does there, measured once per device and machine (its
+// mean latency is the device's read, as light demand counts it).
 class Scenarios {
  public:
   Scenarios(const SuiteArgs& a, const std::map<std::string, Trace>& traces)
@@ -106,7 +109,7 @@ class Scenarios {
 
   Scenario of(const Group& gr, const Profile& p) {
     Scenario s;
-    s.device = gr.device == "here-virtio" ? "disk" : gr.device;
+    s.device = device_of(gr);
     s.threads_per_core = gr.threads;
     s.neighbour = NeighbourSpec::parse(gr.neighbour);
     s.duration_ns = duration_for(s.neighbour, quick_);
@@ -115,40 +118,60 @@ class Scenarios {
     s.io.policy = a_.policy;
     if (gr.workload == "qd4") s.io.depth = 4;
     if (gr.workload == "mixgraph" || gr.workload == "readrandom") s.io.trace = &traces_.at(gr.workload);
-    if (gr.workload == "rate30") s.io.rate_iops = rate30(gr.device + "/" + gr.wake, s.device, p);
+    if (gr.workload == "rate30") s.io.rate_iops = 0.3 * polled_alone(gr, p).iops;
     return s;
   }
 
- private:
-  double rate30(const std::string& key, const std::string& device, const Profile& p) {
+  // One thread polling alone at depth 1 there, run once.
+  Result polled_alone(const Group& gr, const Profile& p) {
     std::lock_guard<std::mutex> l(mu_);
-    if (!rate_.count(key)) {
+    std::string key = gr.device + "/" + gr.wake;
+    if (!alone_.count(key)) {
       Scenario probe;
-      probe.device = device;
+      probe.device = device_of(gr);
       probe.io.wait = Wait::poll;
       probe.duration_ns = 300 * kMs;
       probe.seed = a_.seed;
-      rate_[key] = 0.3 * run(probe, p).iops;
+      alone_[key] = run(probe, p);
     }
-    return rate_[key];
+    return alone_[key];
   }
 
+ private:
   const SuiteArgs& a_;
   const std::map<std::string, Trace>& traces_;
   bool quick_;
   std::mutex mu_;
-  std::map<std::string, double> rate_;
+  std::map<std::string, Result> alone_;
 };
+
+// Light demand: a rate-limited workload alone, where sleeping can save most
+// of polling's CPU per read at a small cost in latency (the goal below);
+// possible where a read takes at least this many wake-ups.
+constexpr double kLightWakeups = 10;
+constexpr double kLightCpu = 0.5, kLightLat = 1.10;
+
+json light_demand(const json& e, double read_in_wakeups) {
+  const json &cpu = e["cpu_ns_per_io"], &lat = e["lat_mean_ns"];
+  double cpu_vs_poll = cpu["adaptive"].get<double>() / cpu["poll"].get<double>();
+  double lat_vs_poll = lat["adaptive"].get<double>() / lat["poll"].get<double>();
+  return {{"read_in_wakeups", read_in_wakeups},
+          {"cpu_vs_poll", cpu_vs_poll},
+          {"lat_vs_poll", lat_vs_poll},
+          {"applies", read_in_wakeups >= kLightWakeups},
+          {"met", cpu_vs_poll <= kLightCpu && lat_vs_poll <= kLightLat}};
+}
 
 // One group's scenario under one objective, scored: adaptive (or
 // adaptive-own) against each static strategy and the oracle.
 json entry(const Group& gr, const Scenario& s, Comparison& c, int own) {
   std::string ad = own ? "adaptive-own" : "adaptive";
-  json scores, cpu;
+  json scores, cpu, lat;
   for (const auto& st : kStrategies) {
     if (st.rfind("adaptive", 0) == 0 && st != ad) continue;
     scores[st == ad ? "adaptive" : st] = c.score(st, own);
     cpu[st == ad ? "adaptive" : st] = c.runs[st].cpu_ns_per_io;
+    lat[st == ad ? "adaptive" : st] = c.runs[st].lat_mean_ns;
   }
   std::string best = c.best_static(own);
   OracleResult o = oracle(c, s, own);
@@ -170,7 +193,8 @@ json entry(const Group& gr, const Scenario& s, Comparison& c, int own) {
              {{"interrupt", c.runs[ad].mode_share[0]},
               {"poll", c.runs[ad].mode_share[1]},
               {"hybrid", c.runs[ad].mode_share[2]}}},
-            {"cpu_ns_per_io", cpu}};
+            {"cpu_ns_per_io", cpu},
+            {"lat_mean_ns", lat}};
   if (!r.ms.empty() || r.never)
     e["reaction_ms"] = {
         {"p50", percentile(r.ms, 0.5)}, {"p90", percentile(r.ms, 0.9)}, {"n", r.ms.size()}, {"never", r.never}};
@@ -228,7 +252,13 @@ json worst_ten(const std::vector<json>& entries) {
 json summary(const std::vector<json>& entries) {
   std::vector<double> vs_best, vs_oracle, reaction_p50, reaction_p90;
   std::map<std::string, std::vector<double>> by;
+  json light = json::array();
   for (const json& e : entries) {
+    if (e.contains("light_demand")) {
+      json l = e["light_demand"];
+      l["name"] = e["name"];
+      light.push_back(l);
+    }
     double v = e["adaptive_vs_best_static"];
     vs_best.push_back(v);
     vs_oracle.push_back(e["adaptive_vs_oracle"]);
@@ -252,6 +282,7 @@ json summary(const std::vector<json>& entries) {
           {"reaction_ms_p50", spread(reaction_p50)},
           {"reaction_ms_p90", spread(reaction_p90)},
           {"by", breakdown},
+          {"light_demand", light},
           {"worst", worst_ten(entries)}};
 }
 
@@ -284,7 +315,12 @@ json run_suite(const SuiteArgs& a) {
     const Profile& p = gr.wake == "here" ? here : bare;
     Scenario s = scenarios.of(gr, p);
     Comparison c = compare(s, p, kStrategies);
-    for (int own = 0; own < 2; own++) entries[2 * i + size_t(own)] = entry(gr, s, c, own);
+    for (int own = 0; own < 2; own++) {
+      json& e = entries[2 * i + size_t(own)];
+      e = entry(gr, s, c, own);
+      if (gr.workload == "rate30" && gr.neighbour == "none")
+        e["light_demand"] = light_demand(e, scenarios.polled_alone(gr, p).lat_mean_ns / p.library_wake.cpu_ns);
+    }
   });
   return {{"seed", a.seed},
           {"grid", a.grid},
