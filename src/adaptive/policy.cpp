@@ -361,14 +361,11 @@ Decision AdaptivePolicy::on_tick(uint64_t now, Mode ran, const TickSample& s, co
   if (s.whole && s.wall_ns > 0)
     here.cost[size_t(int(ran))].pauses.add(double(s.wall_ns), s.done(), d.learned, double(p_.memory_ns));
   Mode cand = best(sig, d.score);
-  if (cand == cur_) {
-    pending_ticks_ = 0;
-  } else {
+  if (cand != cur_) {
     double now_obj = d.score[size_t(int(cur_))], cand_obj = d.score[size_t(int(cand))];
     // Alone (and busy, or under `own`), poll is right by construction: a quiet tick switches
     // to it (the governor's whole window has then been without a neighbour).
-    // Otherwise the other mode must lead by the switch gain for switch_ticks
-    // ticks in a row, or by the jump gain once. A mode in use
+    // Otherwise the other mode must lead by the switch gain. A mode in use
     // but not yet measured at this level is measured by the ticks that
     // come: compare once they span a probe's length, as the probe that
     // measured the rival did: one tick may fall in a neighbour's slice.
@@ -381,20 +378,15 @@ Decision AdaptivePolicy::on_tick(uint64_t now, Mode ran, const TickSample& s, co
     bool one_tick = level == kLevels - 1 && (sig.objective == Objective::shared || sig.ours > 1);
     bool cur_known = cc_now.known && (cc_now.span_ns >= double(p_.probe_tick_ns) || one_tick);
     bool ahead = alone || (cur_known && cand_obj >= p_.switch_gain * now_obj);
-    pending_ticks_ = !ahead ? 0 : pending_ == cand ? pending_ticks_ + 1 : 1;
-    pending_ = cand;
-    bool jump = !alone && cur_known && cand_obj >= p_.jump_gain * now_obj;
-    bool sure = jump || pending_ticks_ >= (alone ? p_.alone_ticks : p_.switch_ticks);
     // At a steady level a lead that rests on one probe may have fallen in a
     // fast phase of the application: measure it again first. Where the level
     // just changed, the table is what the switch is for.
     const ModeCost& cc = here.cost[size_t(int(cand))];
-    if (sure && !alone && !arrived && !cc.confirmed) {
+    if (ahead && !alone && !arrived && !cc.confirmed) {
       recheck_ = int(cand);
-    } else if (sure) {
+    } else if (ahead) {
       cur_ = cand;
       switches_++;
-      pending_ticks_ = 0;
     }
   }
   Mode pr = next_probe(now, sig, d.score);
@@ -411,12 +403,12 @@ Decision AdaptivePolicy::on_tick(uint64_t now, Mode ran, const TickSample& s, co
 
 const std::vector<PolicyKnob>& policy_knobs() {
   static const std::vector<PolicyKnob> knobs = {
-      HIO_KNOB(tick_ns),          HIO_KNOB(probe_tick_ns),   HIO_KNOB(settle_ns),         HIO_KNOB(arrival_ns),
-      HIO_KNOB(light_wait_share), HIO_KNOB(light_lat_slack), HIO_KNOB(switch_gain),       HIO_KNOB(switch_ticks),
-      HIO_KNOB(alone_ticks),      HIO_KNOB(jump_gain),       HIO_KNOB(probe_min_ns),      HIO_KNOB(probe_max_ns),
-      HIO_KNOB(probe_rise),       HIO_KNOB(far_behind),      HIO_KNOB(hidden_wake_share), HIO_KNOB(hidden_wake_cap),
-      HIO_KNOB(level_hold_ns),    HIO_KNOB(heavy_exit),      HIO_KNOB(level_full_idle),   HIO_KNOB(pause_share),
-      HIO_KNOB(memory_ns),        HIO_KNOB(slow_spell),      HIO_KNOB(recheck_weight),    HIO_KNOB(spin_lease_wakes),
+      HIO_KNOB(tick_ns),          HIO_KNOB(probe_tick_ns),   HIO_KNOB(settle_ns),   HIO_KNOB(arrival_ns),
+      HIO_KNOB(light_wait_share), HIO_KNOB(light_lat_slack), HIO_KNOB(switch_gain), HIO_KNOB(probe_min_ns),
+      HIO_KNOB(probe_max_ns),     HIO_KNOB(probe_rise),      HIO_KNOB(far_behind),  HIO_KNOB(hidden_wake_share),
+      HIO_KNOB(hidden_wake_cap),  HIO_KNOB(level_hold_ns),   HIO_KNOB(heavy_exit),  HIO_KNOB(level_full_idle),
+      HIO_KNOB(pause_share),      HIO_KNOB(memory_ns),       HIO_KNOB(slow_spell),  HIO_KNOB(recheck_weight),
+      HIO_KNOB(spin_lease_wakes),
   };
   return knobs;
 }

@@ -91,10 +91,7 @@ struct PolicyParams {
                                        // below heavy, it is not probed yet
   double light_wait_share = 0.5;       // waiting less than this: light demand
   double light_lat_slack = 1.15;       // light demand may cost this much latency
-  double switch_gain = 1.03;           // a switch must promise this much more score...
-  int switch_ticks = 3;                // ...for this many ticks in a row,
-  int alone_ticks = 1;                 // quiet ticks before alone-and-busy polls: the window already held only quiet
-  double jump_gain = 1.20;             // or this much, at once
+  double switch_gain = 1.03;           // a switch must promise this much more score
   uint64_t probe_min_ns = 50'000'000;  // probe interval at first
   uint64_t probe_max_ns = 2'000'000'000;  // and at most, once things are steady
   double probe_rise = 1.25;               // a probe that read this much above its mode's figure is repeated soon
@@ -243,8 +240,6 @@ class AdaptivePolicy {
   PolicyParams p_;
   std::array<Table, kLevels> tab_{};
   Mode cur_ = Mode::poll;
-  Mode pending_ = Mode::poll;
-  int pending_ticks_ = 0;
   int level_ = -1;            // the last tick's contention level
   int recheck_ = -1;          // a mode to measure again before switching to it
   int rechecking_ = -1;       // the mode being measured again: its next measurement replaces the old
