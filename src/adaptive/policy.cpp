@@ -21,7 +21,6 @@ double others_without_our_wakeups(double others, double sleeps_per_s, double wak
 int LevelHold::update(uint64_t now, double contention, Waiting ours) {
   constexpr int heavy = kLevels - 1;
   int raw = contention_level(contention);
-  if (level_ == heavy && raw < heavy && contention >= heavy_exit_) raw = heavy;
   if (ours != Waiting::spinning && level_ == 0 && raw == 1) raw = 0;
   if (ours == Waiting::sleeping_full && raw > 0 && raw < level_) raw = level_;
   bool at_once = level_ < 0 || raw == level_ || raw == heavy || level_ == heavy;
@@ -403,12 +402,11 @@ Decision AdaptivePolicy::on_tick(uint64_t now, Mode ran, const TickSample& s, co
 
 const std::vector<PolicyKnob>& policy_knobs() {
   static const std::vector<PolicyKnob> knobs = {
-      HIO_KNOB(tick_ns),          HIO_KNOB(probe_tick_ns),   HIO_KNOB(settle_ns),   HIO_KNOB(arrival_ns),
-      HIO_KNOB(light_wait_share), HIO_KNOB(light_lat_slack), HIO_KNOB(switch_gain), HIO_KNOB(probe_min_ns),
-      HIO_KNOB(probe_max_ns),     HIO_KNOB(probe_rise),      HIO_KNOB(far_behind),  HIO_KNOB(hidden_wake_share),
-      HIO_KNOB(hidden_wake_cap),  HIO_KNOB(level_hold_ns),   HIO_KNOB(heavy_exit),  HIO_KNOB(level_full_idle),
-      HIO_KNOB(pause_share),      HIO_KNOB(memory_ns),       HIO_KNOB(slow_spell),  HIO_KNOB(recheck_weight),
-      HIO_KNOB(spin_lease_wakes),
+      HIO_KNOB(tick_ns),          HIO_KNOB(probe_tick_ns),   HIO_KNOB(settle_ns),       HIO_KNOB(arrival_ns),
+      HIO_KNOB(light_wait_share), HIO_KNOB(light_lat_slack), HIO_KNOB(switch_gain),     HIO_KNOB(probe_min_ns),
+      HIO_KNOB(probe_max_ns),     HIO_KNOB(probe_rise),      HIO_KNOB(far_behind),      HIO_KNOB(hidden_wake_share),
+      HIO_KNOB(hidden_wake_cap),  HIO_KNOB(level_hold_ns),   HIO_KNOB(level_full_idle), HIO_KNOB(pause_share),
+      HIO_KNOB(memory_ns),        HIO_KNOB(slow_spell),      HIO_KNOB(recheck_weight),  HIO_KNOB(spin_lease_wakes),
   };
   return knobs;
 }

@@ -101,7 +101,6 @@ struct PolicyParams {
                                           // the estimate can exceed a light neighbour's whole reading
   uint64_t level_hold_ns = 3'000'000;     // below heavy, the window must stay outside a level this long to leave
                                           // it (LevelHold): longer than the gaps of a neighbour in short slices
-  double heavy_exit = 0.2;                // the heavy level is left below this (LevelHold)
   double level_full_idle = 0.1;           // below this, a lower figure beside a sleeper keeps the level (LevelHold):
                                           // a full core beside a clock-paced neighbour and our sleeper shows some idle
   double pause_share = 0.5;               // a tick that waited less than this share of the mode's last
@@ -152,12 +151,9 @@ enum class Waiting {
 // back within a tick: acting on every swing would cut each tick short and
 // leave the modes unmeasured at either level. Among the quiet, light and
 // medium levels the level changes once the window has been outside it for
-// the hold. The heavy level is entered at once, and left once the window
-// falls below heavy_exit: a CPU-bound neighbour's arrival or departure
-// changes which mode wins, and a tick that straddles it measures neither,
-// while beside a spinner a neighbour that wants half the core in short
-// slices reads above and below the heavy edge as its slices fall in the
-// window.
+// the hold. The heavy level is entered and left at once: a CPU-bound
+// neighbour's arrival or departure changes which mode wins, and a tick that
+// straddles it measures neither.
 //
 // A level is a key to what each mode costs beside that neighbour, so it must
 // not move with the queue's own mode:
@@ -177,7 +173,7 @@ double others_without_our_wakeups(double others, double sleeps_per_s, double wak
 
 class LevelHold {
  public:
-  explicit LevelHold(const PolicyParams& p = {}) : hold_ns_(p.level_hold_ns), heavy_exit_(p.heavy_exit) {}
+  explicit LevelHold(const PolicyParams& p = {}) : hold_ns_(p.level_hold_ns) {}
   int update(uint64_t now_ns, double contention, Waiting ours = Waiting::spinning);
   int level() const { return level_; }
   // The window is outside the level, for less than the hold so far: a tick
@@ -186,7 +182,6 @@ class LevelHold {
 
  private:
   uint64_t hold_ns_;
-  double heavy_exit_;
   int level_ = -1;
   bool away_ = false;
   uint64_t away_since_ = 0;
