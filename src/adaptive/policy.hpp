@@ -86,7 +86,7 @@ struct Signals {
 struct PolicyParams {
   uint64_t tick_ns = 2'000'000;        // decision cadence
   uint64_t probe_tick_ns = 8'000'000;  // a probe's measured length: a few scheduler slices
-  uint64_t settle_ns = 3'000'000;      // after a change of mode, not measured: the scheduler's memory of the last one
+  uint64_t settle_ns = 1'500'000;      // after a change of mode, not measured: the scheduler's memory of the last one
   uint64_t arrival_ns = 10'000'000;    // a level reached this recently is a change, not a steady level;
                                        // below heavy, it is not probed yet
   double light_wait_share = 0.5;       // waiting less than this: light demand
