@@ -24,7 +24,7 @@ typedef struct hio_adaptive_view {
   double contention;                    /* the level decisions follow: others_cores */
   double cpu_available;                 /* 1 - contention */
   double others_cores;                  /* CPU the other tenants used on that core, last 8 ms (our threads excluded) */
-  double demand_cores;                  /* what they wanted: use + waiting for the core (-1: not known) */
+  double demand_cores;                  /* what they wanted: their use while we slept (-1: not known) */
   double idle_share;                    /* share of that time the core was idle */
   double latency_ns, latency_stddev_ns; /* device latency, last I/O size */
   uint64_t hybrid_sleep_ns;             /* a hybrid wait's sleep for a new command */

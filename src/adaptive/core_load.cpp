@@ -45,19 +45,6 @@ bool parse_proc_stat_idle(const char* text, std::vector<uint64_t>& idle) {
   return any;
 }
 
-bool parse_psi_some_us(const char* text, uint64_t* total_us) {
-  const char* some = std::strstr(text, "some ");
-  if (!some) return false;
-  const char* t = std::strstr(some, "total=");
-  const char* eol = std::strchr(some, '\n');
-  if (!t || (eol && t > eol)) return false;
-  char* end;
-  unsigned long long v = std::strtoull(t + 6, &end, 10);
-  if (end == t + 6) return false;
-  *total_us = v;
-  return true;
-}
-
 CoreLoad::CoreLoad(int ncpu) {
   state_fds_.resize(size_t(ncpu));
   bool all = ncpu > 0;
@@ -84,14 +71,12 @@ CoreLoad::CoreLoad(int ncpu) {
     else
       why_ = "neither cpuidle nor /proc/stat can be read: other tenants cannot be seen";
   }
-  psi_fd_ = open("/proc/pressure/cpu", O_RDONLY | O_CLOEXEC);
 }
 
 CoreLoad::~CoreLoad() {
   for (auto& fds : state_fds_)
     for (int fd : fds) close(fd);
   if (stat_fd_ >= 0) close(stat_fd_);
-  if (psi_fd_ >= 0) close(psi_fd_);
 }
 
 bool CoreLoad::idle_ns(int cpu, uint64_t* out) {
@@ -114,14 +99,6 @@ bool CoreLoad::idle_ns(int cpu, uint64_t* out) {
     return true;
   }
   return false;
-}
-
-bool CoreLoad::psi_some_ns(uint64_t* out) {
-  char buf[256];
-  uint64_t us;
-  if (psi_fd_ < 0 || !read_text(psi_fd_, buf, sizeof buf) || !parse_psi_some_us(buf, &us)) return false;
-  *out = us * 1000;
-  return true;
 }
 
 }  // namespace hio

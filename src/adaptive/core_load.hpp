@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Each core's busy time as the kernel counts it: cpuidle residency in µs
 // (/sys/devices/system/cpu/cpuN/cpuidle/state*/time) where the kernel has
-// cpuidle, else /proc/stat's idle + iowait in 10 ms ticks; and PSI's CPU
-// stall total (/proc/pressure/cpu, "some") where PSI is built in.
+// cpuidle, else /proc/stat's idle + iowait in 10 ms ticks.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -16,8 +15,6 @@ const char* core_source_name(CoreSource s);
 // Idle + iowait ticks per CPU from /proc/stat's text, indexed by CPU number
 // (CPUs absent from the text stay 0); false if no "cpuN" line is there.
 bool parse_proc_stat_idle(const char* text, std::vector<uint64_t>& idle_ticks);
-// The "some" line's total= (µs) from /proc/pressure/cpu's text; false if absent.
-bool parse_psi_some_us(const char* text, uint64_t* total_us);
 
 class CoreLoad {
  public:
@@ -34,14 +31,12 @@ class CoreLoad {
   // if it cannot be read. With cpuidle a CPU that is idle now reports the
   // idle time up to the start of that idle period.
   bool idle_ns(int cpu, uint64_t* out);
-  // System-wide CPU stall ("some") in ns; false without PSI.
-  bool psi_some_ns(uint64_t* out);
 
  private:
   CoreSource source_ = CoreSource::none;
   std::string why_;
   std::vector<std::vector<int>> state_fds_;  // per CPU, its idle states' time files
-  int stat_fd_ = -1, psi_fd_ = -1;
+  int stat_fd_ = -1;
   std::vector<uint64_t> ticks_;
 };
 

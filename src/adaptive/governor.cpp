@@ -26,14 +26,10 @@ NeighbourView CoreWindow::view() const {
     others += part * o;
     idle += part * std::max(0.0, in.dt_ns - in.busy_ns);
     dt += part * in.dt_ns;
-    // Beside our spinner the others are runnable exactly when some task
-    // waits for the core, so the stall time is their demand (their use is
-    // capped by the fair share they get). Beside our sleepers they get what
-    // they want: their use is their demand.
-    if (in.own_spinning && in.stall_ns >= 0) {
-      demand += part * std::max(o, std::min(in.stall_ns, in.dt_ns));
-      demand_dt += part * in.dt_ns;
-    } else if (!in.own_spinning) {
+    // Beside our sleepers the others get what they want: their use is their
+    // demand. Beside our spinner their use is capped by the share the
+    // scheduler gives them: it is no measure of what they wanted.
+    if (!in.own_spinning) {
       demand += part * o;
       demand_dt += part * in.dt_ns;
     }
@@ -152,31 +148,6 @@ double Governor::charge_members(int cpu, uint64_t now, uint64_t t0, int* ours) {
   return own;
 }
 
-void Governor::read_stall(int cpu, uint64_t now, bool spinner) {
-  Core& c = cores_[cpu];
-  // The stall time tells demand from use only beside our spinner, and only
-  // matters once the others' use nears the fair half it caps them at.
-  if (!spinner || c.others.load(std::memory_order_relaxed) < kAmbiguousOthers / 2) {
-    c.stall_at = 0;
-    c.stall_share = -1;
-  } else if (now - c.stall_at >= kStallSpanNs) {
-    uint64_t stall;
-    if (src_.psi_some_ns(&stall)) {
-      if (c.stall_at && stall >= c.stall) {
-        // PSI sums the stall over all CPUs, weighted by how busy each was.
-        // The other cores' busy share is what they last showed (unknown ones
-        // count as idle): the stall is taken to be this core's.
-        double others_busy = 0;
-        for (int k = 0; k < ncpu_; k++)
-          if (k != cpu) others_busy += cores_[k].busy.load(std::memory_order_relaxed);
-        c.stall_share = std::min(1.0, double(stall - c.stall) / double(now - c.stall_at) * (1 + others_busy));
-      }
-      c.stall = stall;
-      c.stall_at = now;
-    }
-  }
-}
-
 void Governor::sample(int cpu, uint64_t now) {
   Core& c = cores_[cpu];
   std::unique_lock<std::mutex> g(c.sampling, std::try_to_lock);
@@ -195,7 +166,6 @@ void Governor::sample(int cpu, uint64_t now) {
   double own = charge_members(cpu, now, t0, &ours) + c.own_ahead;
   c.own_ahead = 0;
   bool spinner = spinning(cpu, now) && c.spin_since.load(std::memory_order_relaxed) <= c.at;
-  read_stall(cpu, now, spinner);
   if (ok && c.have && now > c.at && idle >= c.idle_total) {
     CoreInterval in;
     in.dt_ns = double(now - c.at);
@@ -207,7 +177,6 @@ void Governor::sample(int cpu, uint64_t now) {
     in.own_ns = std::min(own, in.busy_ns);
     c.own_ahead = std::min(own - in.own_ns, CoreWindow::kWindowNs);
     in.own_spinning = spinner;
-    if (spinner && c.stall_share >= 0) in.stall_ns = c.stall_share * in.dt_ns;
     feed(cpu, in);
   }
   c.ours.store(ours, std::memory_order_relaxed);
@@ -233,7 +202,6 @@ void Governor::feed(int cpu, const CoreInterval& in) {
   c.demand.store(v.demand, std::memory_order_relaxed);
   c.idle.store(v.idle, std::memory_order_relaxed);
   c.window_ns.store(v.window_ns, std::memory_order_relaxed);
-  c.busy.store(in.dt_ns > 0 ? in.busy_ns / in.dt_ns : 0, std::memory_order_relaxed);
 }
 
 NeighbourView Governor::neighbours(int cpu) const {

@@ -33,14 +33,13 @@ struct CoreInterval {
   double dt_ns = 0;
   double busy_ns = 0;         // not idle
   double own_ns = 0;          // run time of our own threads there
-  double stall_ns = -1;       // time some task waited for it (PSI; -1: unknown)
   bool own_spinning = false;  // one of our queues held the spin lease throughout
 };
 
 // What the other tenants did with a core over the window.
 struct NeighbourView {
   double others = 0;     // cores they used, 0..1 (our threads excluded)
-  double demand = -1;    // what they wanted: use + time waiting for the core (-1: not known)
+  double demand = -1;    // what they wanted: their use beside our sleepers (-1: not known)
   double idle = 0;       // share of the window the core was idle
   double window_ns = 0;  // how much time the figures cover
   int ours = 0;          // our threads waiting adaptively there now or within the last lease
@@ -67,11 +66,6 @@ class Governor {
   // An unrenewed lead lapses after this: longer than our pollers' turns on a
   // core they share, so that the lead does not pass at each turn.
   static constexpr uint64_t kLeadNs = 100'000'000;
-  static constexpr double kAmbiguousOthers = 0.3;  // beside our spinner, use above this may hide more demand
-  // PSI weighs each CPU's stall by its busy time in whole jiffies, so reads
-  // closer than a few jiffies lose most of it: it is read this seldom, and
-  // its share holds until the next read.
-  static constexpr uint64_t kStallSpanNs = 16'000'000;
 
   // The process's governor, over the kernel's signals.
   static Governor& get();
@@ -148,12 +142,10 @@ class Governor {
     CoreWindow window;
     uint64_t at = 0, idle_total = 0;
     bool have = false;
-    uint64_t stall = 0, stall_at = 0;  // the last PSI read over our spinner
-    double stall_share = -1;           // its share of the time since the read before
-    double own_ahead = 0;              // our run time read past an interval's busy time: the next one's
+    double own_ahead = 0;  // our run time read past an interval's busy time: the next one's
 
     std::atomic<uint64_t> last_sample{0};
-    std::atomic<double> others{0}, demand{-1}, idle{0}, window_ns{0}, busy{0};
+    std::atomic<double> others{0}, demand{-1}, idle{0}, window_ns{0};
     std::atomic<int> ours{0};
     Lease spin;  // the one spinner of ours
     std::atomic<uint64_t> spin_since{0};
@@ -170,8 +162,6 @@ class Governor {
   // sample's steps. Our threads on cpu: their run time since the last
   // sample (the caller's is t0), and in *ours how many wait there.
   double charge_members(int cpu, uint64_t now, uint64_t t0, int* ours);
-  // The stall share of the core while our spinner holds it (Core::stall_share).
-  void read_stall(int cpu, uint64_t now, bool spinner);
   enum class Took { refused, renewed, taken };
   Took take(Lease Core::*which, int cpu, const void* who, uint64_t now, uint64_t ttl);
   void drop(Lease Core::*which, const void* who);

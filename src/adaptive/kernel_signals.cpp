@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The library's signal source: the kernel's clocks, each core's idle time
-// (CoreLoad) and PSI, read as the process's threads wait.
+// (CoreLoad), read as the process's threads wait.
 #include <sched.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -24,7 +24,6 @@ class KernelSignals final : public SignalSource {
   pid_t thread_id() override { return pid_t(syscall(SYS_gettid)); }
   int current_cpu() override { return sched_getcpu(); }
   bool idle_ns(int cpu, uint64_t* out) override { return load_.idle_ns(cpu, out); }
-  bool psi_some_ns(uint64_t* out) override { return load_.psi_some_ns(out); }
   CoreSource source() const override { return load_.source(); }
   const char* fallback_reason() const override { return load_.fallback_reason().c_str(); }
   Membership& membership() override {

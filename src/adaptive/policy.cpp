@@ -177,7 +177,7 @@ void AdaptivePolicy::borrow(uint64_t now, int level) {
 }
 
 double AdaptivePolicy::wanted(const Table& t) const {
-  // Their demand measured beside our poller, else the most they used in any mode.
+  // The most they used in any mode, or wanted where that was measured.
   double want = 0;
   for (const ModeCost& k : t.cost)
     if (k.known) want = std::max(want, k.others);
@@ -242,9 +242,8 @@ double AdaptivePolicy::score(Mode m, const Signals& sig) const {
   // use of the core then, less what our wake-ups cost them outside our
   // thread (interrupt handling, the switches: half a wake-up's CPU each),
   // which the core's busy time counts as theirs; the same estimate, and
-  // the same cap, as the level's. What they want is the
-  // time they were runnable beside our poller (PSI); without it, the most
-  // they used in any mode.
+  // the same cap, as the level's. What they want is the most they used
+  // in any mode.
   double want = wanted(t);
   double got = others_without_our_wakeups(c.others, c.iops * c.sleeps, sig.wake_cpu_ns, p_);
   double theirs = want > 0 ? std::clamp(got / want, 0.0, 1.0) : 1.0;

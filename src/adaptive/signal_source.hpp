@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The seam between the adaptive strategy and the world it measures: the
 // clock, the calling thread (its id, CPU clock and core), each core's idle
-// time and the CPU stall, and what a sleep costs. The library reads them from
+// time, and what a sleep costs. The library reads them from
 // the kernel (kernel_signals()); hio-sim synthesises them from its simulated
 // schedule. The governor and the adaptive strategy see the world only through
 // this, so the policy decided in the simulator is the one that ships.
@@ -43,8 +43,6 @@ class SignalSource {
   virtual int current_cpu() = 0;
   // A core's idle time since an arbitrary origin; false if unreadable.
   virtual bool idle_ns(int cpu, uint64_t* out) = 0;
-  // The system's CPU stall ("some"); false without PSI.
-  virtual bool psi_some_ns(uint64_t* out) = 0;
   virtual CoreSource source() const = 0;
   // Why the finer idle source was not used ("" when it was).
   virtual const char* fallback_reason() const = 0;
@@ -56,7 +54,7 @@ class SignalSource {
   virtual TickLog* tick_log() = 0;
 };
 
-// The process's view of the kernel: clocks, cpuidle or /proc/stat, PSI.
+// The process's view of the kernel: clocks, cpuidle or /proc/stat.
 SignalSource& kernel_signals();
 
 }  // namespace hio

@@ -113,19 +113,5 @@ TEST(Scheduler, TheIdleCounterHoldsCompletedPeriodsOnly) {
   EXPECT_LE(m.idle_ns(0), m.idle_now_ns(0));
 }
 
-TEST(Scheduler, PsiSeesTheStallOfTwoRunnableTasks) {
-  Machine m = machine();
-  Hog a, b;
-  m.spawn("a", 0, Role::neighbour, &a);
-  m.spawn("b", 0, Role::neighbour, &b);
-  m.run_until(100 * ms);
-  uint64_t p0 = m.psi_some_ns();
-  m.run_until(200 * ms);
-  uint64_t p1 = m.psi_some_ns();
-  // One core stalled all the time, the other idle: the stall weighted by
-  // non-idle time is the whole interval.
-  EXPECT_NEAR(double(p1 - p0), double(100 * ms), double(5 * ms));
-}
-
 }  // namespace
 }  // namespace hio::sim

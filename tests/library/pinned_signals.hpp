@@ -16,7 +16,6 @@ class PinnedSignals final : public SignalSource {
   pid_t thread_id() override { return k_.thread_id(); }
   int current_cpu() override { return cpu_; }
   bool idle_ns(int cpu, uint64_t* out) override { return k_.idle_ns(cpu, out); }
-  bool psi_some_ns(uint64_t* out) override { return k_.psi_some_ns(out); }
   CoreSource source() const override { return k_.source(); }
   const char* fallback_reason() const override { return k_.fallback_reason(); }
   Membership& membership() override { return k_.membership(); }

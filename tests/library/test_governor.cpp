@@ -83,32 +83,6 @@ TEST(CoreLoad, TheAggregateLineIsNoCpu) {
   EXPECT_EQ(idle[1], 44161u + 60u);
 }
 
-TEST(CoreLoad, ParsesPsiSomeTotal) {
-  uint64_t us = 0;
-  ASSERT_TRUE(
-      parse_psi_some_us("some avg10=1.25 avg60=0.40 avg300=0.08 total=123456789\n"
-                        "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n",
-                        &us));
-  EXPECT_EQ(us, 123456789u);
-  // Kernels before 5.13 have no "full" line for the CPU.
-  ASSERT_TRUE(parse_psi_some_us("some avg10=0.00 avg60=0.00 avg300=0.00 total=42\n", &us));
-  EXPECT_EQ(us, 42u);
-}
-
-TEST(CoreLoad, MalformedPsiIsRefused) {
-  uint64_t us = 7;
-  EXPECT_FALSE(parse_psi_some_us("", &us));
-  EXPECT_FALSE(parse_psi_some_us("full avg10=0.00 avg60=0.00 avg300=0.00 total=5\n", &us));
-  // "some" without its total; the "full" line's must not stand in for it.
-  EXPECT_FALSE(
-      parse_psi_some_us("some avg10=0.00 avg60=0.00 avg300=0.00\n"
-                        "full avg10=0.00 avg60=0.00 avg300=0.00 total=5\n",
-                        &us));
-  EXPECT_FALSE(parse_psi_some_us("some avg10=0.00 avg60=0.00 avg300=0.00 total=\n", &us));
-  EXPECT_FALSE(parse_psi_some_us("some avg10=0.00 avg60=0.00 avg300=0.00 total=abc\n", &us));
-  EXPECT_EQ(us, 7u);  // untouched on failure
-}
-
 TEST(CoreLoad, SourceNames) {
   EXPECT_EQ(std::string(core_source_name(CoreSource::cpuidle)), "cpuidle");
   EXPECT_EQ(std::string(core_source_name(CoreSource::proc_stat)), "proc_stat");
@@ -122,13 +96,12 @@ namespace {
 constexpr double kMs = 1e6;
 
 // 1 ms on a core: busy `busy` of it, our threads `own` of it (shares of the interval).
-CoreInterval interval(double busy, double own, bool spinning = false, double stall = -1) {
+CoreInterval interval(double busy, double own, bool spinning = false) {
   CoreInterval in;
   in.dt_ns = kMs;
   in.busy_ns = busy * kMs;
   in.own_ns = own * kMs;
   in.own_spinning = spinning;
-  in.stall_ns = stall < 0 ? -1 : stall * kMs;
   return in;
 }
 // Our sleeper alone: the core busy only while it runs.
@@ -181,17 +154,9 @@ TEST(CoreWindow, OurOwnRunTimeNeverCounts) {
   EXPECT_NEAR(w.view().others, 0.0, 1e-9);
 }
 
-// Beside our spinner the neighbour's use is capped at the fair half; the
-// time some task waited for the core is what it wanted.
-TEST(CoreWindow, DemandFromTheStallBesideOurSpinner) {
-  CoreWindow w;
-  for (int i = 0; i < 10; i++) w.add(interval(1.0, 0.5, /*spinning=*/true, /*stall=*/1.0));
-  NeighbourView v = w.view();
-  EXPECT_NEAR(v.others, 0.5, 1e-9);
-  EXPECT_NEAR(v.demand, 1.0, 1e-9);
-}
-
-TEST(CoreWindow, DemandUnknownBesideOurSpinnerWithoutStall) {
+// Beside our spinner the neighbour's use is capped at the fair half: what
+// it wanted is not known.
+TEST(CoreWindow, DemandUnknownBesideOurSpinner) {
   CoreWindow w;
   for (int i = 0; i < 10; i++) w.add(interval(1.0, 0.5, /*spinning=*/true));
   NeighbourView v = w.view();
@@ -279,10 +244,10 @@ TEST(Governor, KeepsCoresApart) {
 TEST(Governor, PublishesDemandPerCore) {
   Governor g(4, hio::kernel_signals(), false);
   for (int i = 0; i < 10; i++) {
-    g.feed(0, interval(1.0, 0.5, true, 1.0));  // beside our spinner, stalled
-    g.feed(3, interval(1.0, 0.5, true));       // beside our spinner, no PSI
+    g.feed(0, interval(0.9, 0.3));        // beside our sleeper
+    g.feed(3, interval(1.0, 0.5, true));  // beside our spinner
   }
-  EXPECT_NEAR(g.neighbours(0).demand, 1.0, 1e-9);
+  EXPECT_NEAR(g.neighbours(0).demand, 0.6, 1e-9);
   EXPECT_EQ(g.neighbours(3).demand, -1);
 }
 
@@ -626,7 +591,6 @@ class ScriptedSignals final : public SignalSource {
     *out = 0;
     return true;
   }
-  bool psi_some_ns(uint64_t*) override { return false; }
   CoreSource source() const override { return CoreSource::cpuidle; }
   const char* fallback_reason() const override { return ""; }
   Membership& membership() override { return member_; }

@@ -306,7 +306,6 @@ json machine_facts(int cpu) {
     if (!v.empty()) hp[k] = v;
   }
   if (!hp.empty()) f["haltpoll"] = hp;
-  f["psi"] = !read_text("/proc/pressure/cpu").empty();
   // CONFIG_HZ from the kernel's own configuration, where it publishes it.
   if (gzFile z = gzopen("/proc/config.gz", "rb")) {
     char line[256];
@@ -329,20 +328,18 @@ void say(const CalibrateArgs& a, const char* what) {
 
 // What reading each of the governor's signals costs on cpu.
 struct CounterReads {
-  double clock_ns, thread_clock_ns, idle_read_ns, psi_read_ns;
+  double clock_ns, thread_clock_ns, idle_read_ns;
 };
 
 CounterReads counter_reads(int cpu) {
   char buf[512];
   std::string state0 = "/sys/devices/system/cpu/cpu" + std::to_string(cpu) + "/cpuidle/state0/time";
-  int sfd = open(state0.c_str(), O_RDONLY | O_CLOEXEC), pfd = open("/proc/pressure/cpu", O_RDONLY | O_CLOEXEC);
+  int sfd = open(state0.c_str(), O_RDONLY | O_CLOEXEC);
   CounterReads r;
   r.clock_ns = per_call([] { (void)now_ns(); });
   r.thread_clock_ns = per_call([] { (void)thread_cpu_ns(); });
   r.idle_read_ns = sfd >= 0 ? per_call([&] { (void)!pread(sfd, buf, sizeof buf, 0); }) : 1500;
-  r.psi_read_ns = pfd >= 0 ? per_call([&] { (void)!pread(pfd, buf, sizeof buf, 0); }) : 2000;
   if (sfd >= 0) close(sfd);
-  if (pfd >= 0) close(pfd);
   return r;
 }
 
@@ -564,9 +561,7 @@ int calibrate(const CalibrateArgs& a) {
   p["reads"] = {{"clock_ns", std::round(reads.clock_ns)},
                 {"thread_clock_ns", std::round(reads.thread_clock_ns)},
                 {"idle_read_ns", std::round(reads.idle_read_ns)},
-                {"idle_states", std::max<size_t>(1, facts["cpuidle_states"].size())},
-                {"psi_read_ns", std::round(reads.psi_read_ns)},
-                {"psi", facts["psi"]}};
+                {"idle_states", std::max<size_t>(1, facts["cpuidle_states"].size())}};
   p["library_wake_cost"] = {{"cpu_ns", std::round(median(wcpu))}, {"late_ns", std::round(median(wlate))}};
   json emu_if = cost_json(emu.wait);
   emu_if["io_ns"] = std::round(emu.io_ns);

@@ -4,7 +4,7 @@
 // counters cost to read, the interfaces' CPU per I/O, and a disk file's
 // latency per size and its ceiling — and records the facts that decide them
 // (the kernel, the idle driver and its states, the guest halt-poll window,
-// the clock source, PSI).
+// the clock source).
 #pragma once
 #include <string>
 

@@ -28,10 +28,6 @@ struct Machine::Core final : Handler {
   };
   std::vector<Irq> irqs;
   std::vector<uint64_t> free_irqs;
-  // PSI: time with a task waiting for the core, and time not idle.
-  Time psi_at = 0;
-  bool psi_some = false, psi_nonidle = false;
-  uint64_t some_total = 0, nonidle_total = 0, some_read = 0, nonidle_read = 0;
 
   void fire(Time, int kind, uint64_t gen) override {
     if (kind == kTick) {
@@ -174,7 +170,6 @@ void Machine::run_until(Time end) {
     fired_++;
   }
   now_ = end;
-  for (auto& c : cores_) psi_update(*c);
 }
 
 void Machine::irq(int core, Time at, IrqSink* sink, uint64_t arg, Time cost) {
@@ -211,7 +206,6 @@ void Machine::irq_fire(Core& c, IrqSink* sink, uint64_t arg, Time cost) {
     }
     start = std::max(start, c.kernel_until);
     c.kernel_until = start + cost;
-    psi_update(c);
   }
   deferred_->later(start + cost, c.curr ? nullptr : &c, sink, arg);
 }
@@ -221,7 +215,6 @@ void Machine::after_handler(Core& c) {
   if (!c.curr && !c.idle && now_ >= c.kernel_until) {
     c.idle = true;
     c.idle_since = now_;
-    psi_update(c);
   }
 }
 
@@ -248,7 +241,6 @@ void Machine::stop(Task& t) {
     Core& c = *cores_[size_t(t.core)];
     c.sched->dequeue_sleep(&t.se, now_);
     t.state = Task::stopped;
-    psi_update(c);
   } else if (t.state == Task::blocked) {
     t.stop_pending = true;
   }
@@ -271,7 +263,6 @@ void Machine::make_runnable(Task& t) {
   t.queued_at = now_;
   bool preempt = c.sched->enqueue(&t.se, now_);
   if (!c.curr || preempt) schedule(c);
-  psi_update(c);
 }
 
 void Machine::account(Task& t, Time now) {
@@ -363,7 +354,6 @@ void Machine::leave_cpu(Task& t, Task::State to) {
   t.state = to;
   t.gen++;
   if (c.curr == &t) schedule(c);
-  psi_update(c);
 }
 
 void Machine::schedule(Core& c) {
@@ -403,7 +393,6 @@ void Machine::schedule(Core& c) {
     c.idle = true;
     c.idle_since = now_;
   }
-  psi_update(c);
 }
 
 void Machine::tick(Core& c) {
@@ -417,17 +406,6 @@ void Machine::tick(Core& c) {
   }
 }
 
-void Machine::psi_update(Core& c) {
-  Time dt = now_ - c.psi_at;
-  if (c.psi_some) c.some_total += dt;
-  if (c.psi_nonidle) c.nonidle_total += dt;
-  c.psi_at = now_;
-  int waiting = 0;
-  for (const Task* t : c.tasks) waiting += t->state == Task::runnable;
-  c.psi_some = waiting > 0;
-  c.psi_nonidle = waiting > 0 || c.curr != nullptr;
-}
-
 uint64_t Machine::task_cpu_ns(const Task& t) const {
   return t.cpu_ns + (t.state == Task::running && now_ > t.acct_at ? now_ - t.acct_at : 0);
 }
@@ -437,25 +415,6 @@ uint64_t Machine::idle_ns(int core) const { return cores_[size_t(core)]->idle_to
 uint64_t Machine::idle_now_ns(int core) const {
   const Core& c = *cores_[size_t(core)];
   return c.idle_total + (c.idle ? now_ - c.idle_since : 0);
-}
-
-uint64_t Machine::psi_some_ns() {
-  // Like the kernel's collection: each core's stall since the last read,
-  // weighted by its non-idle time counted in whole ticks (the remainder is
-  // lost), over the sum of those weights.
-  double num = 0, den = 0;
-  for (auto& cp : cores_) {
-    Core& c = *cp;
-    psi_update(c);
-    uint64_t some = c.some_total - c.some_read, nonidle = c.nonidle_total - c.nonidle_read;
-    c.some_read = c.some_total;
-    c.nonidle_read = c.nonidle_total;
-    double jiffies = std::floor(double(nonidle) / double(sp_.tick_ns));
-    num += double(some) * jiffies;
-    den += jiffies;
-  }
-  psi_total_ += den > 0 ? num / den : 0;
-  return uint64_t(psi_total_);
 }
 
 }  // namespace hio::sim

@@ -2,7 +2,7 @@
 // The simulated machine: cores, each with a fair scheduler, an idle state
 // and the interrupts it handles; tasks that compute, spin, block and sleep;
 // and the counters the kernel keeps of them (each core's idle time, each
-// task's CPU clock and run delay, the CPU stall). Tasks are driven by
+// task's CPU clock and run delay). Tasks are driven by
 // Behaviours: each time a task's step ends while it runs, its behaviour
 // says what it does next.
 #pragma once
@@ -138,9 +138,6 @@ class Machine {
   uint64_t idle_ns(int core) const;
   // The whole idle time up to now, the current period included (for results, not for the policy).
   uint64_t idle_now_ns(int core) const;
-  // PSI's CPU "some" total as /proc/pressure/cpu reports it: each core's
-  // stall weighted by its non-idle time in whole ticks since the last read.
-  uint64_t psi_some_ns();
   uint64_t switches() const { return switches_; }
   uint64_t events_fired() const { return fired_; }
   const std::vector<std::unique_ptr<Task>>& tasks() const { return tasks_; }
@@ -159,7 +156,6 @@ class Machine {
   void schedule(Core& c);
   void preempt_check(Core& c, bool resched);
   void set_idle(Core& c, bool idle);
-  void psi_update(Core& c);
   void tick(Core& c);
   void irq_fire(Core& c, IrqSink* sink, uint64_t arg, Time cost);
   void after_handler(Core& c);
@@ -176,7 +172,6 @@ class Machine {
   Rng rng_;
   Time now_ = 0;
   uint64_t switches_ = 0, fired_ = 0;
-  double psi_total_ = 0;
 };
 
 }  // namespace hio::sim

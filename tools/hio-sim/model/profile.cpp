@@ -111,8 +111,6 @@ Profile Profile::from_json(const json& j, const std::string& where) {
     p.reads.thread_clock_ns = Time(rd.num("thread_clock_ns", double(p.reads.thread_clock_ns)));
     p.reads.idle_read_ns = Time(rd.num("idle_read_ns", double(p.reads.idle_read_ns)));
     p.reads.idle_states = int(rd.num("idle_states", p.reads.idle_states, false, 1, 16));
-    p.reads.psi_read_ns = Time(rd.num("psi_read_ns", double(p.reads.psi_read_ns)));
-    p.psi = rd.j.value("psi", true);
   }
   {
     Reader w = r.at("library_wake_cost");
@@ -172,9 +170,10 @@ json Profile::to_json() const {
       {"poll_window_ns", idle.poll_window_ns}, {"exit_ns", exits}, {"poll_exit_ns", quantiles_json(idle.poll_exit_ns)}};
   j["irq_ns"] = core.irq_ns;
   j["switch_ns"] = core.switch_ns;
-  j["reads"] = {{"clock_ns", reads.clock_ns},         {"thread_clock_ns", reads.thread_clock_ns},
-                {"idle_read_ns", reads.idle_read_ns}, {"idle_states", reads.idle_states},
-                {"psi_read_ns", reads.psi_read_ns},   {"psi", psi}};
+  j["reads"] = {{"clock_ns", reads.clock_ns},
+                {"thread_clock_ns", reads.thread_clock_ns},
+                {"idle_read_ns", reads.idle_read_ns},
+                {"idle_states", reads.idle_states}};
   j["library_wake_cost"] = {{"cpu_ns", library_wake.cpu_ns}, {"late_ns", library_wake.late_ns}};
   j["sleep"] = sleep_json(core.timer);
   for (const auto& [n, io] : interfaces) {

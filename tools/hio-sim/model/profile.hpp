@@ -29,7 +29,6 @@ struct Profile {
   IdleParams idle;
   CoreParams core;
   ReadCosts reads;
-  bool psi = true;
   WakeCost library_wake;  // what the library's wake_cost() measures there
   std::map<std::string, Interface> interfaces;
   std::map<std::string, MeasuredDeviceParams> devices;

@@ -3,8 +3,7 @@
 
 namespace hio::sim {
 
-SimSignals::SimSignals(Machine& m, ReadCosts costs, WakeCost wake, bool psi)
-    : m_(m), costs_(costs), wake_(wake), psi_(psi) {}
+SimSignals::SimSignals(Machine& m, ReadCosts costs, WakeCost wake) : m_(m), costs_(costs), wake_(wake) {}
 
 // The simulation is over: the tasks' memberships end without leaving a
 // governor that may already be gone.
@@ -40,14 +39,6 @@ bool SimSignals::idle_ns(int cpu, uint64_t* out) {
   pending_ += costs_.idle_read_ns * Time(costs_.idle_states);
   reads_ += uint64_t(costs_.idle_states);
   *out = m_.idle_ns(cpu);
-  return true;
-}
-
-bool SimSignals::psi_some_ns(uint64_t* out) {
-  if (!psi_) return false;
-  pending_ += costs_.psi_read_ns;
-  reads_++;
-  *out = m_.psi_some_ns();
   return true;
 }
 

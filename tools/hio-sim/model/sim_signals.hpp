@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The simulated machine seen through the library's seam (SignalSource):
 // the adaptive policy and the governor read the virtual clock, the calling
-// task's CPU clock and core, each core's idle time and PSI from the
-// simulated schedule. Each read costs the CPU calibration measured for it;
+// task's CPU clock and core, each core's idle time from the simulated
+// schedule. Each read costs the CPU calibration measured for it;
 // the caller is charged that CPU once the library's call returns.
 #pragma once
 #include <memory>
@@ -19,12 +19,11 @@ struct ReadCosts {
   Time thread_clock_ns = 400;  // a thread's CPU clock (a system call)
   Time idle_read_ns = 1500;    // one cpuidle state's time file
   int idle_states = 2;         // files read per core
-  Time psi_read_ns = 2000;     // /proc/pressure/cpu
 };
 
 class SimSignals final : public SignalSource {
  public:
-  SimSignals(Machine& m, ReadCosts costs, WakeCost wake, bool psi = true);
+  SimSignals(Machine& m, ReadCosts costs, WakeCost wake);
   ~SimSignals() override;
   // The task whose code calls into the library now.
   void enter(Task& t) { current_ = &t; }
@@ -42,7 +41,6 @@ class SimSignals final : public SignalSource {
   pid_t thread_id() override { return pid_t(current_->id + 1); }
   int current_cpu() override { return current_->core; }
   bool idle_ns(int cpu, uint64_t* out) override;
-  bool psi_some_ns(uint64_t* out) override;
   CoreSource source() const override { return CoreSource::cpuidle; }
   const char* fallback_reason() const override { return ""; }
   Membership& membership() override;
@@ -55,7 +53,6 @@ class SimSignals final : public SignalSource {
   Machine& m_;
   ReadCosts costs_;
   WakeCost wake_;
-  bool psi_;
   Task* current_ = nullptr;
   TickLog* log_ = nullptr;
   Time pending_ = 0;

@@ -217,7 +217,7 @@ Result run(const Scenario& s, const Profile& p) {
   if (s.threads_per_core < 0 || s.io.depth < 1) throw std::invalid_argument("a depth of at least 1");
   if (s.warmup_ns >= s.duration_ns) throw std::invalid_argument("the warm-up must be shorter than the run");
   Machine m(p.cores, p.sched, p.idle, p.core, s.seed);
-  SimSignals sig(m, p.reads, p.library_wake, p.psi);
+  SimSignals sig(m, p.reads, p.library_wake);
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> log_file(nullptr, std::fclose);
   std::unique_ptr<TickLog> log;
   if (!s.tick_log.empty()) {
