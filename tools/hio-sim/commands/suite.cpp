@@ -122,8 +122,9 @@ class Scenarios {
     return s;
   }
 
-  // One thread polling alone at depth 1 there, run once.
-  Result polled_alone(const Group& gr, const Profile& p) {
+  // One thread polling alone at depth 1 there, run once (a std::map keeps
+  // its entries in place, so the reference outlives the lock).
+  const Result& polled_alone(const Group& gr, const Profile& p) {
     std::lock_guard<std::mutex> l(mu_);
     std::string key = gr.device + "/" + gr.wake;
     if (!alone_.count(key)) {
@@ -169,9 +170,10 @@ json entry(const Group& gr, const Scenario& s, Comparison& c, int own) {
   json scores, cpu, lat;
   for (const auto& st : kStrategies) {
     if (st.rfind("adaptive", 0) == 0 && st != ad) continue;
-    scores[st == ad ? "adaptive" : st] = c.score(st, own);
-    cpu[st == ad ? "adaptive" : st] = c.runs[st].cpu_ns_per_io;
-    lat[st == ad ? "adaptive" : st] = c.runs[st].lat_mean_ns;
+    std::string name = st == ad ? "adaptive" : st;
+    scores[name] = c.score(st, own);
+    cpu[name] = c.runs[st].cpu_ns_per_io;
+    lat[name] = c.runs[st].lat_mean_ns;
   }
   std::string best = c.best_static(own);
   OracleResult o = oracle(c, s, own);
