@@ -177,7 +177,9 @@ void AdaptivePolicy::borrow(uint64_t now, int level) {
 }
 
 double AdaptivePolicy::wanted(const Table& t) const {
-  // The most they used in any mode, or wanted where that was measured.
+  // The most they used in any mode, or what they were seen to want while
+  // the queue polled (known just after a switch to polling, while the
+  // governor's window still holds intervals beside our sleeper).
   double want = 0;
   for (const ModeCost& k : t.cost)
     if (k.known) want = std::max(want, k.others);
@@ -242,8 +244,7 @@ double AdaptivePolicy::score(Mode m, const Signals& sig) const {
   // use of the core then, less what our wake-ups cost them outside our
   // thread (interrupt handling, the switches: half a wake-up's CPU each),
   // which the core's busy time counts as theirs; the same estimate, and
-  // the same cap, as the level's. What they want is the most they used
-  // in any mode.
+  // the same cap, as the level's. What they want is wanted(t).
   double want = wanted(t);
   double got = others_without_our_wakeups(c.others, c.iops * c.sleeps, sig.wake_cpu_ns, p_);
   double theirs = want > 0 ? std::clamp(got / want, 0.0, 1.0) : 1.0;

@@ -61,7 +61,9 @@ Signals sig(double contention, double wait_share = 0.95, bool hybrid_viable = tr
 }
 
 // What the queue sees at the end of a tick in mode m beside a neighbour
-// wanting `want`: PSI shows that beside the poller.
+// wanting `want`, with that demand known beside the poller too (as it is
+// just after a switch to polling, while the window holds ticks beside a
+// sleeper).
 Signals sig(const Device& d, Mode m, double want, double wait_share = 0.95, bool hybrid_viable = true) {
   Signals g = sig(use(d, m, want), wait_share, hybrid_viable);
   if (m == Mode::poll) g.demand = want;

@@ -411,8 +411,9 @@ TickSample tick(const Device& d, Mode m, bool neighbour, uint64_t wall) {
 }
 
 // What the governor reports at the end of that tick. The neighbour wants
-// the whole core: beside the poller it uses half and PSI shows it wanting
-// all; beside a sleeper it takes what is left.
+// the whole core: beside the poller it uses half, its demand known from
+// the window's ticks beside a sleeper; beside a sleeper it takes what is
+// left.
 Signals seen(const Device& d, Mode m, bool neighbour, Objective obj) {
   Signals g;
   g.objective = obj;
