@@ -2,7 +2,6 @@
 #include "model/machine.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <stdexcept>
 
 namespace hio::sim {
@@ -12,7 +11,6 @@ struct Machine::Core final : Handler {
   Machine* m = nullptr;
   int id = 0;
   std::unique_ptr<FairScheduler> sched;
-  std::vector<Task*> tasks;  // pinned here
   Task* curr = nullptr;
   bool idle = true;
   Time idle_since = 0;
@@ -158,7 +156,6 @@ Task& Machine::spawn(const std::string& name, int core, Role role, Behaviour* b,
   t->step = Step::cpu(0);
   Task& ref = *t;
   tasks_.push_back(std::move(t));
-  cores_[size_t(core)]->tasks.push_back(&ref);
   deferred_->later(std::max(at, now_), nullptr, signals_.get(), Signals::arg(Signals::cont, ref));
   return ref;
 }
