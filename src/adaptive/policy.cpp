@@ -335,13 +335,11 @@ Mode AdaptivePolicy::next_probe(uint64_t now, const Signals& sig, const std::arr
     t.last_probe[size_t(int(pick))] = now;
     uint64_t& every = t.probe_every[size_t(int(pick))];
     // A mode far behind is unlikely to overtake soon: look at it less often,
-    // once it is known well. A mode measured for less than the memory's
-    // length at this level is a few probes, which may have fallen in a phase
-    // of the application, such as its start: backing off fast from them
-    // would keep the queue from a mode that is better once warm.
+    // from its first measurement here (one borrowed from another level is
+    // not one). A mode still warming up is caught by its probes reading
+    // above its figure (learn).
     const ModeCost& pc = t.cost[size_t(int(pick))];
-    bool far = pc.known && pc.span_ns >= double(p_.memory_ns) &&
-               score[size_t(int(pick))] < p_.far_behind * score[size_t(int(cur_))];
+    bool far = pc.known && !pc.borrowed && score[size_t(int(pick))] < p_.far_behind * score[size_t(int(cur_))];
     every = std::min(std::max(every * (far ? 4 : 2), p_.probe_min_ns), p_.probe_max_ns);
   }
   return pick;

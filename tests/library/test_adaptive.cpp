@@ -445,16 +445,14 @@ std::vector<uint64_t> interrupt_probes(size_t n, uint64_t until, Rate rate) {
 
 }  // namespace
 
-// A mode far behind backs off fourfold per probe once it is known well;
-// while it is a probe or two (measured for less than memory_ns at the
-// level) it is probed again on the plain, doubling schedule. RocksDB's first
-// half second beside a full core made interrupts' first probes read a third
-// of their later rate, and the fourfold back-off kept the queue polling.
-TEST(AdaptivePolicy, AModeFarBehindOnItsFirstProbesIsProbedOnThePlainSchedule) {
-  auto probes = interrupt_probes(4, 2'000'000'000, [](Mode m, int) { return m == Mode::poll ? 10000.0 : 2500.0; });
+// A mode far behind backs off fourfold per probe from its first
+// measurement: in the regret suite, waiting until it had been measured for
+// memory_ns kept probing modes that never came near.
+TEST(AdaptivePolicy, AModeFarBehindBacksOffFourfoldFromItsFirstProbe) {
+  auto probes = interrupt_probes(4, 5'000'000'000, [](Mode m, int) { return m == Mode::poll ? 10000.0 : 2500.0; });
   ASSERT_EQ(probes.size(), 4u);
   for (size_t i = 2; i < probes.size(); i++)
-    EXPECT_LE(probes[i] - probes[i - 1], 2 * (probes[i - 1] - probes[i - 2]) + kProbeTick + kTick) << "probe " << i;
+    EXPECT_GE(probes[i] - probes[i - 1], 3 * (probes[i - 1] - probes[i - 2])) << "probe " << i;
 }
 
 // A probe that read more than a quarter above its mode's figure, near
