@@ -224,12 +224,18 @@ void Adaptive::end_wait(uint64_t waited_ns, uint64_t now, bool slept) {
   gov().left(now);
 }
 
-void Adaptive::completed(uint32_t len, uint64_t lat_ns) {
+void Adaptive::completed(uint32_t len, uint64_t lat_ns, bool upper_bound) {
   tick_.completions++;
   tick_.lat_sum_ns += lat_ns;
   last_len_ = len;
-  // Only a poller sees the device's own latency; the other modes add their wake-up.
-  if (ran_ == Mode::poll) lat_.add(len, lat_ns);
+  // A poller sees the device's own latency, as does a hybrid wait that
+  // still had to spin after its sleep. A completion found when the sleep
+  // ended completed at most that long after its submission: it only lowers
+  // the mean, or a late wake-up would lengthen the next sleep. Where several
+  // of ours share a core, a poller's completions wait behind the others'
+  // wake-ups: the hybrid waits keep the mean near the device's.
+  if (ran_ == Mode::poll || (ran_ == Mode::hybrid && (!upper_bound || double(lat_ns) < lat_.mean_ns(len))))
+    lat_.add(len, lat_ns);
   double w = lat_.weight(len);
   tick_.work += w;
   gov().count(cpu_, w);

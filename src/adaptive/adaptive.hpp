@@ -56,7 +56,8 @@ class Adaptive {
   void end_wait(uint64_t waited_ns, uint64_t now_ns, bool slept);
   // The current tick waits by interrupt.
   bool sleeping() const { return started_ && ran_ == Mode::interrupt; }
-  void completed(uint32_t len, uint64_t lat_ns);
+  // upper_bound: found when a hybrid sleep ended, so done at most lat_ns after its submission.
+  void completed(uint32_t len, uint64_t lat_ns, bool upper_bound = false);
 
   void view(hio_adaptive_view* out) const;
   // The time spent in each mode so far: the mode of the last wait counts up to now.

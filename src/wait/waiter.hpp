@@ -54,7 +54,7 @@ class Waiter {
   void observe(uint32_t len, uint64_t ns, bool upper_bound) {
     if (!upper_bound || double(ns) < ewma_ns_)
       ewma_ns_ = ewma_ns_ == 0 ? double(ns) : ewma_ns_ + (double(ns) - ewma_ns_) / 16.0;
-    if (mode_.load(std::memory_order_relaxed) == HIO_WAIT_ADAPTIVE) adaptive_.completed(len, ns);
+    if (mode_.load(std::memory_order_relaxed) == HIO_WAIT_ADAPTIVE) adaptive_.completed(len, ns, upper_bound);
   }
   // How many of the last wait's completions were found when a hybrid sleep ended.
   unsigned found_after_sleep() const { return found_after_sleep_; }

@@ -353,6 +353,34 @@ TEST(Adaptive, AHybridSleepEndsByTheMeanLatency) {
   EXPECT_EQ(second.begin_wait(now_ns()), Mode::hybrid) << "denied the spin lease, it did not sleep by hybrid";
 }
 
+// A hybrid wait learns the device's latency too: where several of ours
+// share a core, the poller's completions wait behind the others' wake-ups
+// and overstate it. A completion the wait spun for after its sleep is the
+// device's latency; one found as the sleep ended only lowers the mean.
+TEST(Adaptive, AHybridWaitLearnsTheLatencyItSpunFor) {
+  hio::test::PinnedSignals on_core0(0);
+  Governor g(2, on_core0, false);
+  Adaptive first({}, &g), second({}, &g);
+  first.begin_wait(now_ns());
+  ASSERT_EQ(second.begin_wait(now_ns()), Mode::poll) << "the device's latency is not known yet";
+  for (int i = 0; i < 32; i++) second.completed(4096, 6'000'000);  // held behind the other's wake-ups
+  second.end_wait(1000, now_ns(), false);
+  first.begin_wait(now_ns());  // renews its spin lease
+  ASSERT_EQ(second.begin_wait(now_ns()), Mode::hybrid) << "denied the spin lease, it did not sleep by hybrid";
+  const double late = on_core0.wake_cost().late_ns;
+  auto sleep = [&second] {
+    uint64_t t = now_ns();
+    return double(second.hybrid_sleep_ns(WaitHint{t, 4096}, t));
+  };
+  EXPECT_NEAR(sleep(), 6'000'000 - late, 200'000);
+  for (int i = 0; i < 20; i++) second.completed(4096, 9'000'000, true);  // found as a late sleep ended
+  EXPECT_NEAR(sleep(), 6'000'000 - late, 200'000) << "a completion found at the wake-up lengthened the sleep";
+  for (int i = 0; i < 200; i++) second.completed(4096, 2'000'000);  // spun for: the device's own
+  EXPECT_NEAR(sleep(), 2'000'000 - late, 200'000);
+  for (int i = 0; i < 200; i++) second.completed(4096, 1'000'000, true);  // found at the wake-up, sooner
+  EXPECT_NEAR(sleep(), 1'000'000 - late, 200'000);
+}
+
 // The queue's first tick holds the application's start (RocksDB opening its
 // tables: a few reads in a long tick, hardly waiting): it is not learned,
 // and the tick after it is.

@@ -243,7 +243,7 @@ Step IoThread::reap(Task& t, Time now) {
     if (!upper || double(lat) < ewma_ns_)
       ewma_ns_ = ewma_ns_ == 0 ? double(lat) : ewma_ns_ + (double(lat) - ewma_ns_) / 16;
     min_ns_ = min_ns_ == 0 ? double(lat) : std::min(min_ns_, double(lat));
-    if (adaptive_) adaptive_->completed(s.len, lat);
+    if (adaptive_) adaptive_->completed(s.len, lat, upper);
     lat_sum_ += double(lat);
     s.busy = false;
     n++;
