@@ -6,7 +6,7 @@ CMAKE_FLAGS ?=
 # The checkout's own virtual environment, made by scripts/deps.sh.
 PY := $(CURDIR)/.venv/bin/python
 
-.PHONY: static deps build test unit lint format study strategies bench-fio bench-fio-engine bench-counts bench-study-drivers bench-adaptive bench-bursty bench-own-threads bench-handles bench-rocksdb sim-suite sim-validate sim-thesis sim-calibrate sim-scale traces crashtest verify-kill deb clean
+.PHONY: static deps build test unit lint format study strategies bench-fio bench-fio-engine bench-counts bench-study-drivers bench-adaptive bench-bursty bench-own-threads bench-handles bench-rocksdb sim-suite sim-validate sim-thesis sim-calibrate sim-scale sim-periods traces crashtest verify-kill deb clean
 
 # The README's two commands, `make study` and `make test`, install what they
 # need. Every other target installs nothing: it names what is missing and
@@ -175,6 +175,10 @@ sim-calibrate: build
 # 2 to 64 simulated cores: simulated seconds per second, the governor's cost.
 sim-scale: build
 	$(BUILD)/hio-sim scale --out $(SIM_OUT) $(SIM_ARGS)
+
+# The completion thread's automatic poll period against every fixed one (about 2 min).
+sim-periods: build
+	$(BUILD)/hio-sim periods --out $(SIM_OUT) $(SIM_ARGS)
 
 # Records the RocksDB traces hio-sim replays (tools/hio-sim/traces; a few minutes).
 traces:

@@ -52,6 +52,7 @@ void PollPeriodTuner::restart(const Window& w) {
   hold_ = 0;
   ref_bytes_ = w.mean_bytes;
   ref_lat_ = w.mean_lat_ns;
+  ref_step_ = step_;
 }
 
 uint64_t PollPeriodTuner::next(const Window& in) {
@@ -59,7 +60,12 @@ uint64_t PollPeriodTuner::next(const Window& in) {
   // The latency without the delay this window's own period added to it.
   Window w = in;
   w.mean_lat_ns = std::max(in.mean_lat_ns - double(period_ns()) / 2, 1.0);
-  if (ref_bytes_ == 0 || moved(w.mean_bytes, ref_bytes_) || moved(w.mean_lat_ns, ref_lat_)) {
+  // A period also moves the latency past that delay: with many commands in
+  // flight the latency follows the rate (Little's law), and a spin can
+  // double the rate. A change of latency says the device changed only
+  // against a window at the same step.
+  bool lat_moved = step_ == ref_step_ && moved(w.mean_lat_ns, ref_lat_);
+  if (ref_bytes_ == 0 || moved(w.mean_bytes, ref_bytes_) || lat_moved) {
     restart(w);
     return period_ns();
   }
@@ -76,6 +82,8 @@ uint64_t PollPeriodTuner::next(const Window& in) {
   nrates_ = 0;
   std::sort(rates_, rates_ + kSamples);
   double rate = rates_[kSamples / 2];
+  ref_lat_ = w.mean_lat_ns;
+  ref_step_ = step_;
   switch (phase_) {
     case Phase::first:
       best_ = rate;

@@ -6,8 +6,9 @@
 // there for a while before trying again. Each step is judged by the median
 // of a few windows: one window's rate moves by 5-10% on a shared machine.
 // The ladder is capped at the observed latency (a period past it only adds
-// latency); a new I/O size or latency restarts the search; beside other work
-// (contention) it sleeps at least a fifth of the latency.
+// latency); a new I/O size, or a new latency at the same step, restarts the
+// search; beside other work (contention) it sleeps at least a fifth of the
+// latency.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -48,6 +49,7 @@ class PollPeriodTuner {
   int nrates_ = 0;
   int hold_ = 0;
   double ref_bytes_ = 0, ref_lat_ = 0;
+  size_t ref_step_ = 0;  // the step ref_lat_ was read at
 };
 
 }  // namespace hio

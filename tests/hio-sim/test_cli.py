@@ -34,6 +34,8 @@ def test_help_and_no_command(sim):
         (["run", "--param", "fresh_ns=1"], "'fresh_ns'"),
         (["run", "--param", "memory_ns=-1"], "memory_ns=a number"),
         (["run", "--param", "tick_ns"], "tick_ns=a number"),
+        (["run", "--poll_period_us", "soon"], "soon"),
+        (["periods", "--grid", "huge", "--out", "x"], "huge"),
     ],
 )
 def test_bad_input_is_named(sim, args, named):
@@ -108,6 +110,29 @@ def test_quick_suite_is_deterministic_and_complete(sim, tmp_path):
             assert n < reads_in_wakeups[name.replace("/here/", "/baremetal/")]
     html = (tmp_path / "s0" / "suite.html").read_text()
     assert "<table>" in html and "of the best static strategy" in html and "Light demand" in html
+
+
+def test_quick_periods_judge_auto_against_every_fixed_period(sim, tmp_path):
+    p = sim("periods", "--grid", "quick", "--out", tmp_path)
+    assert p.returncode == 0, p.stderr
+    out = json.loads((tmp_path / "periods.json").read_text())
+    cells = out["cells"]
+    assert len(cells) == 4 and out["summary"]["cells"] == 4
+    for c in cells:
+        fixed = c["fixed"]
+        assert [f["fixed_us"] for f in fixed][:2] == [0, 2] and len(fixed) == 16
+        best = max(fixed, key=lambda f: f["iops"])
+        assert c["best_fixed_us"] == best["fixed_us"]
+        assert c["auto_vs_best_iops"] == pytest.approx(c["auto"]["iops"] / best["iops"])
+        reach = [f for f in fixed if f["iops"] >= 0.95 * best["iops"]]
+        floor = min(f["cpu_cores"] for f in reach)
+        assert c["auto_vs_floor_cpu"] == pytest.approx(c["auto"]["cpu_cores"] / floor)
+        assert c["met"] == (c["auto_vs_best_iops"] >= 0.95 and c["auto_vs_floor_cpu"] <= 1.25)
+        # A spin costs the completion thread more CPU than the ladder's longest sleep.
+        assert fixed[0]["cpu_cores"] > fixed[-1]["cpu_cores"] > 0
+    assert out["summary"]["met"] == sum(c["met"] for c in cells)
+    assert out["summary"]["missed"] == [c["name"] for c in cells if not c["met"]]
+    assert f"in {out['summary']['met']} of 4 cells" in p.stdout
 
 
 def test_scale_writes_its_points(sim, tmp_path):

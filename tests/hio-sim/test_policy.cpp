@@ -125,7 +125,7 @@ TEST(Reaper, TheLibrarysTunerSetsThePeriod) {
     s.reaper_period_ns = period;
     return run(s, p);
   };
-  Result a = with(0), slow = with(200'000);
+  Result a = with(HIO_POLL_PERIOD_AUTO), slow = with(200'000);
   size_t n;
   const uint64_t* ladder = PollPeriodTuner::ladder(&n);
   EXPECT_GE(a.reaper_period_ns, double(ladder[0]));

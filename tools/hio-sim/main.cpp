@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "commands/calibrate.hpp"
+#include "commands/periods.hpp"
 #include "commands/run.hpp"
 #include "commands/scale.hpp"
 #include "commands/sensitivity.hpp"
@@ -86,9 +87,9 @@ Command add_run(CLI::App& app, const std::string& data) {
   run->add_option("--trace", ra->trace, "replay a recorded trace (mixgraph, readrandom, or a path)");
   run->add_option("--rate", ra->rate, "reads per second per thread (0: as fast as they complete)")
       ->check(CLI::NonNegativeNumber);
-  run->add_option("--poll_period_us", ra->reaper_period_us,
-                  "strategy reaper: the completion thread's poll period in us (0: automatic)")
-      ->check(CLI::Range(0.0, 1e6))
+  run->add_option("--poll_period_us", ra->poll_period_us,
+                  "strategy reaper: the completion thread's poll period, auto or microseconds (0 spins)")
+      ->check(CLI::IsMember({"auto"}) | CLI::Range(0.0, 1e6))
       ->capture_default_str();
   run->add_option("--runtime", ra->seconds, "simulated seconds")
       ->check(CLI::Range(0.01, 3600.0))
@@ -158,6 +159,21 @@ Command add_sensitivity(CLI::App& app, const std::string& data) {
   return {sen, check, [se] { return sensitivity(*se); }};
 }
 
+Command add_periods(CLI::App& app, const std::string& data) {
+  auto pa = std::make_shared<PeriodsArgs>();
+  pa->profiles = data + "/profiles";
+  CLI::App* pe = app.add_subcommand(
+      "periods", "the completion thread's automatic poll period against every fixed period of its ladder");
+  pe->add_option("--out", pa->out, "where periods.json goes")->required();
+  pe->add_option("--grid", pa->grid, "full (90 cells) or quick (4)")
+      ->check(CLI::IsMember({"full", "quick"}))
+      ->capture_default_str();
+  pe->add_option("--seed", pa->seed, "the cells' seed")->capture_default_str();
+  pe->add_option("--jobs", pa->jobs, "cells in parallel (default: every core)")->check(CLI::Range(1, 1024));
+  pe->add_option("--profiles", pa->profiles, "the profiles folder")->capture_default_str();
+  return {pe, [pa] { need_dir("--out", pa->out); }, [pa] { return periods(*pa); }};
+}
+
 Command add_validate(CLI::App& app, const std::string& data) {
   auto va = std::make_shared<ValidateArgs>();
   va->profiles = data + "/profiles";
@@ -221,9 +237,9 @@ int hio_sim(int argc, char** argv) {
   app.require_subcommand(1);
   std::string data = data_dir();
   // In the order --help lists them.
-  const Command commands[] = {add_run(app, data),      add_suite(app, data),  add_sensitivity(app, data),
-                              add_validate(app, data), add_thesis(app, data), add_calibrate(app),
-                              add_scale(app, data)};
+  const Command commands[] = {add_run(app, data),     add_suite(app, data),    add_sensitivity(app, data),
+                              add_periods(app, data), add_validate(app, data), add_thesis(app, data),
+                              add_calibrate(app),     add_scale(app, data)};
   try {
     app.parse(argc, argv);
     for (const Command& c : commands)

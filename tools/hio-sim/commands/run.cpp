@@ -2,6 +2,7 @@
 #include "commands/run.hpp"
 
 #include <cstdio>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -21,7 +22,7 @@ int run_command(const RunArgs& a) {
   s.io.bs = a.bs;
   s.io.rate_iops = a.rate;
   s.io.policy = a.policy;
-  s.reaper_period_ns = Time(a.reaper_period_us * 1e3);
+  s.reaper_period_ns = a.poll_period_us == "auto" ? HIO_POLL_PERIOD_AUTO : Time(std::stod(a.poll_period_us) * 1e3);
   if (!a.trace.empty()) {
     trace = Trace::load(a.trace.find('/') == std::string::npos ? a.traces + "/" + a.trace + ".csv.gz" : a.trace);
     s.io.trace = &trace;

@@ -17,7 +17,8 @@ struct RunArgs {
   int cores = 1, threads = 1;
   unsigned depth = 1;
   uint32_t bs = 4096;
-  double rate = 0, seconds = 1.0, reaper_period_us = 0;
+  double rate = 0, seconds = 1.0;
+  std::string poll_period_us = "auto";  // strategy reaper: auto, or microseconds (0 spins)
   uint64_t seed = 1;
   PolicyParams policy;  // adaptive's parameters
 };

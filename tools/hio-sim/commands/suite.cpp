@@ -2,18 +2,16 @@
 #include "commands/suite.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <functional>
 #include <map>
 #include <mutex>
 #include <stdexcept>
-#include <thread>
 
 #include <nlohmann/json.hpp>
 
+#include "commands/parallel.hpp"
 #include "commands/report.hpp"
 #include "scenario/compare.hpp"
 #include "scenario/oracle.hpp"
@@ -69,22 +67,6 @@ Time duration_for(const NeighbourSpec& n, bool quick) {
   Time d = quick ? 500 * kMs : 1000 * kMs;
   if (n.kind == NeighbourSpec::bursts || n.kind == NeighbourSpec::random_bursts) d = std::max(d, 4 * n.on_ns);
   return d;
-}
-
-json summary_of(const std::vector<double>& v) {
-  if (v.empty()) return json::object();
-  double lg = 0;
-  for (double x : v) lg += std::log(std::max(x, 1e-9));
-  auto share = [&](double at) {
-    return double(std::count_if(v.begin(), v.end(), [at](double x) { return x >= at; })) / double(v.size());
-  };
-  return {{"n", v.size()},
-          {"geomean", std::exp(lg / double(v.size()))},
-          {"median", percentile(v, 0.5)},
-          {"p10", percentile(v, 0.1)},
-          {"min", *std::min_element(v.begin(), v.end())},
-          {"share_at_least_0.95", share(0.95)},
-          {"share_at_least_1", share(1.0)}};
 }
 
 std::vector<Group> groups_of(const Grid& g) {
@@ -203,36 +185,6 @@ json entry(const Group& gr, const Scenario& s, Comparison& c, int own) {
   return e;
 }
 
-// body(i) for each i below n on `jobs` threads; the first exception stops
-// the others from starting more, and is rethrown.
-void parallel_for(size_t n, int jobs, bool progress, const std::function<void(size_t)>& body) {
-  std::atomic<size_t> next{0}, done{0};
-  std::exception_ptr err;
-  std::mutex mu;
-  auto worker = [&] {
-    for (size_t i; (i = next++) < n;) {
-      try {
-        body(i);
-      } catch (...) {
-        std::lock_guard<std::mutex> l(mu);
-        if (!err) err = std::current_exception();
-        next = n;
-      }
-      size_t d = ++done;
-      if (progress && (d % 20 == 0 || d == n)) {
-        std::lock_guard<std::mutex> l(mu);
-        std::fprintf(stderr, "\rhio-sim suite: %zu/%zu scenario groups", d, n);
-        if (d == n) std::fprintf(stderr, "\n");
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  pool.reserve(size_t(jobs));
-  for (int j = 0; j < jobs; j++) pool.emplace_back(worker);
-  for (auto& t : pool) t.join();
-  if (err) std::rethrow_exception(err);
-}
-
 // The ten scenarios where adaptive fell furthest behind the best static strategy.
 json worst_ten(const std::vector<json>& entries) {
   std::vector<const json*> worst;
@@ -298,6 +250,22 @@ json changed_knobs(const PolicyParams& policy) {
 
 }  // namespace
 
+json summary_of(const std::vector<double>& v) {
+  if (v.empty()) return json::object();
+  double lg = 0;
+  for (double x : v) lg += std::log(std::max(x, 1e-9));
+  auto share = [&](double at) {
+    return double(std::count_if(v.begin(), v.end(), [at](double x) { return x >= at; })) / double(v.size());
+  };
+  return {{"n", v.size()},
+          {"geomean", std::exp(lg / double(v.size()))},
+          {"median", percentile(v, 0.5)},
+          {"p10", percentile(v, 0.1)},
+          {"min", *std::min_element(v.begin(), v.end())},
+          {"share_at_least_0.95", share(0.95)},
+          {"share_at_least_1", share(1.0)}};
+}
+
 json run_suite(const SuiteArgs& a) {
   Profile here = Profile::load(Profile::resolve("here-virtio", a.profiles));
   Profile bare = Profile::load(Profile::resolve("baremetal", a.profiles));
@@ -311,8 +279,7 @@ json run_suite(const SuiteArgs& a) {
   std::vector<Group> groups = groups_of(grid(a.grid));
   Scenarios scenarios(a, traces);
   std::vector<json> entries(groups.size() * 2);
-  int jobs = a.jobs > 0 ? a.jobs : int(std::max(1u, std::thread::hardware_concurrency()));
-  parallel_for(groups.size(), jobs, a.progress, [&](size_t i) {
+  parallel_for(groups.size(), a.jobs, "hio-sim suite", "scenario groups", a.progress, [&](size_t i) {
     const Group& gr = groups[i];
     const Profile& p = gr.wake == "here" ? here : bare;
     Scenario s = scenarios.of(gr, p);

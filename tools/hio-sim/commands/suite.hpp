@@ -33,4 +33,8 @@ int suite(const SuiteArgs& a);
 // `hio-sim sensitivity` runs once per parameter value.
 nlohmann::json run_suite(const SuiteArgs& a);
 
+// Ratios across a grid: their count, geometric mean, median, 10th
+// percentile, lowest, and the shares at least 0.95 and 1.
+nlohmann::json summary_of(const std::vector<double>& v);
+
 }  // namespace hio::sim

@@ -32,10 +32,10 @@ struct Scenario {
   int threads_per_core = 1;
   int neighbour_cores = -1;  // cores with a neighbour (the first ones); -1: every one of ours
   IoSpec io;
-  // io.wait == reaper: the completion thread's poll period, ns (0: the
-  // library's automatic one); it runs on the next core past ours where the
-  // machine has one.
-  Time reaper_period_ns = 0;
+  // io.wait == reaper: the completion thread's poll period, ns, as the
+  // library's: 0 spins, HIO_POLL_PERIOD_AUTO is its automatic one. It runs
+  // on the next core past ours where the machine has one.
+  Time reaper_period_ns = HIO_POLL_PERIOD_AUTO;
   NeighbourSpec neighbour;
   Time duration_ns = 1'000'000'000;
   Time warmup_ns = 100'000'000;  // not measured: the queue's start and the first ticks

@@ -283,8 +283,8 @@ unsigned IoThread::deliver(Time now, double* lat_sum, double* bytes_sum) {
   return n;
 }
 
-Reaper::Reaper(Machine& m, SimSignals& sig, Governor& gov, const Interface& io, Time fixed_period)
-    : m_(m), sig_(sig), gov_(gov), io_(io), auto_(fixed_period == 0), period_(fixed_period) {}
+Reaper::Reaper(Machine& m, SimSignals& sig, Governor& gov, const Interface& io, Time period_ns)
+    : m_(m), sig_(sig), gov_(gov), io_(io), auto_(period_ns == HIO_POLL_PERIOD_AUTO), period_(auto_ ? 0 : period_ns) {}
 
 void Reaper::submitted() {
   if (idle_ && task_) {

@@ -15,6 +15,7 @@
 #include "adaptive/adaptive.hpp"
 #include "adaptive/governor.hpp"
 #include "handle/poll_period.hpp"
+#include "hybridio/hio.h"
 #include "hybridio/hio_adaptive.h"
 #include "model/device.hpp"
 #include "model/interface.hpp"
@@ -152,7 +153,8 @@ class SqThread final : public Behaviour {
 // with nothing in flight, waits for a submission.
 class Reaper final : public Behaviour {
  public:
-  Reaper(Machine& m, SimSignals& sig, Governor& gov, const Interface& io, Time fixed_period);
+  // period_ns: fixed (0 spins), or HIO_POLL_PERIOD_AUTO for the tuner's.
+  Reaper(Machine& m, SimSignals& sig, Governor& gov, const Interface& io, Time period_ns);
   void bind(Task& t) { task_ = &t; }
   void add(IoThread* q) { queues_.push_back(q); }
   // A submission: wakes the thread if it waits for one.
