@@ -69,11 +69,11 @@ json judge(const Cell& c, const std::vector<std::pair<Time, Result>>& fixed, con
   }
   double floor = 0;
   Time floor_period = 0;
-  for (const auto& [period, r] : fixed) {
-    double cores = figures(r)["cpu_cores"];
-    if (r.iops >= kReach * best && (floor == 0 || cores < floor)) {
+  for (size_t k = 0; k < fixed.size(); k++) {
+    double cores = runs[k]["cpu_cores"];
+    if (fixed[k].second.iops >= kReach * best && (floor == 0 || cores < floor)) {
       floor = cores;
-      floor_period = period;
+      floor_period = fixed[k].first;
     }
   }
   json a = figures(autor);
@@ -96,16 +96,14 @@ json judge(const Cell& c, const std::vector<std::pair<Time, Result>>& fixed, con
 }  // namespace
 
 json run_periods(const PeriodsArgs& a) {
-  Profile here = Profile::load(Profile::resolve("here-virtio", a.profiles));
-  Profile bare = Profile::load(Profile::resolve("baremetal", a.profiles));
-  if (!bare.devices.count("disk")) bare.devices["disk"] = here.devices.at("disk");
+  const Machines machines = load_machines(a.profiles);
   std::vector<Cell> cells = cells_of(a.grid);
   size_t nsteps = 0;
   const uint64_t* ladder = PollPeriodTuner::ladder(&nsteps);
   std::vector<json> entries(cells.size());
   parallel_for(cells.size(), a.jobs, "hio-sim periods", "cells", a.progress, [&](size_t i) {
     const Cell& c = cells[i];
-    const Profile& p = c.wake == "here" ? here : bare;
+    const Profile& p = machines.of(c.wake);
     Scenario s;
     s.device = c.device == "here-virtio" ? "disk" : c.device;
     s.io.wait = Wait::reaper;
@@ -151,15 +149,13 @@ int periods(const PeriodsArgs& a) {
       "%.3f, lowest %.3f; CPU over the cheapest: median %.3f\n%s/periods.json\n",
       kReach, kCpu, s["met"].get<size_t>(), s["cells"].get<size_t>(), s["auto_vs_best_iops"]["geomean"].get<double>(),
       s["auto_vs_best_iops"]["min"].get<double>(), s["auto_vs_floor_cpu"]["median"].get<double>(), a.out.c_str());
-  for (const json& m : s["missed"]) {
-    for (const json& e : out["cells"])
-      if (e["name"] == m)
-        std::printf(
-            "  missed %s: IOPS %.3f of the best (%g us), CPU %.2f x the cheapest (%g us); auto's mean period %.1f us\n",
-            m.get<std::string>().c_str(), e["auto_vs_best_iops"].get<double>(), e["best_fixed_us"].get<double>(),
-            e["auto_vs_floor_cpu"].get<double>(), e["floor_fixed_us"].get<double>(),
-            e["auto"]["period_us"].get<double>());
-  }
+  for (const json& e : out["cells"])
+    if (!e["met"].get<bool>())
+      std::printf(
+          "  missed %s: IOPS %.3f of the best (%g us), CPU %.2f x the cheapest (%g us); auto's mean period %.1f us\n",
+          e["name"].get<std::string>().c_str(), e["auto_vs_best_iops"].get<double>(), e["best_fixed_us"].get<double>(),
+          e["auto_vs_floor_cpu"].get<double>(), e["floor_fixed_us"].get<double>(),
+          e["auto"]["period_us"].get<double>());
   return 0;
 }
 

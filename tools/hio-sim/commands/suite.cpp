@@ -266,11 +266,16 @@ json summary_of(const std::vector<double>& v) {
           {"share_at_least_1", share(1.0)}};
 }
 
-json run_suite(const SuiteArgs& a) {
-  Profile here = Profile::load(Profile::resolve("here-virtio", a.profiles));
-  Profile bare = Profile::load(Profile::resolve("baremetal", a.profiles));
+Machines load_machines(const std::string& profiles) {
+  Machines m{Profile::load(Profile::resolve("here-virtio", profiles)),
+             Profile::load(Profile::resolve("baremetal", profiles))};
   // The measured disk stays the same device on either machine.
-  if (!bare.devices.count("disk")) bare.devices["disk"] = here.devices.at("disk");
+  if (!m.bare.devices.count("disk")) m.bare.devices["disk"] = m.here.devices.at("disk");
+  return m;
+}
+
+json run_suite(const SuiteArgs& a) {
+  const Machines machines = load_machines(a.profiles);
   std::map<std::string, Trace> traces;
   for (const char* t : {"mixgraph", "readrandom"}) traces[t] = Trace::load(a.traces + "/" + t + ".csv.gz");
 
@@ -281,7 +286,7 @@ json run_suite(const SuiteArgs& a) {
   std::vector<json> entries(groups.size() * 2);
   parallel_for(groups.size(), a.jobs, "hio-sim suite", "scenario groups", a.progress, [&](size_t i) {
     const Group& gr = groups[i];
-    const Profile& p = gr.wake == "here" ? here : bare;
+    const Profile& p = machines.of(gr.wake);
     Scenario s = scenarios.of(gr, p);
     Comparison c = compare(s, p, kStrategies);
     for (int own = 0; own < 2; own++) {

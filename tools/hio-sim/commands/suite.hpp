@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "adaptive/policy.hpp"
+#include "model/profile.hpp"
 
 namespace hio::sim {
 
@@ -32,6 +33,14 @@ int suite(const SuiteArgs& a);
 // The suite's scenarios, scored, without writing anything: what
 // `hio-sim sensitivity` runs once per parameter value.
 nlohmann::json run_suite(const SuiteArgs& a);
+
+// The suite's two machines: this one, and bare metal given this machine's
+// measured disk; a scenario names one by its wake-up cost ("here" or not).
+struct Machines {
+  Profile here, bare;
+  const Profile& of(const std::string& wake) const { return wake == "here" ? here : bare; }
+};
+Machines load_machines(const std::string& profiles);
 
 // Ratios across a grid: their count, geometric mean, median, 10th
 // percentile, lowest, and the shares at least 0.95 and 1.
