@@ -39,6 +39,15 @@ double Adaptive::level_others(const NeighbourView& seen) const {
   return others_without_our_wakeups(seen.others, sleeps_per_s_, wake_->cpu_ns, policy_.params());
 }
 
+int Adaptive::update_level(uint64_t now, const NeighbourView& seen) {
+  double recent =
+      seen.recent >= 0 ? others_without_our_wakeups(seen.recent, sleeps_per_s_, wake_->cpu_ns, policy_.params()) : -1;
+  Waiting recent_ours = !seen.recent_sleeping                                 ? Waiting::spinning
+                        : seen.recent_idle < policy_.params().level_full_idle ? Waiting::sleeping_full
+                                                                              : Waiting::sleeping;
+  return level_.update(now, level_others(seen), waiting(seen), recent, recent_ours);
+}
+
 bool Adaptive::sleeping_frees_core() const {
   // A second spinner only takes turns with the first. A sleeper instead
   // gives it the core but for its wake-ups, and each wake-up preempts it:
@@ -72,7 +81,7 @@ Mode Adaptive::begin_wait(uint64_t now) {
     tick_cpu_ = src.thread_cpu_ns();
     core0_ = g.counted(cpu_);
     seen_ = g.neighbours(cpu_);
-    tick_level_ = level_.update(now, level_others(seen_), waiting(seen_));
+    tick_level_ = update_level(now, seen_);
     following_ = !g.lead(cpu_, this, now);
     if (following_) mode_ = Mode(g.core_mode(cpu_));
   } else if (!g.lead(cpu_, this, now)) {
@@ -85,7 +94,7 @@ Mode Adaptive::begin_wait(uint64_t now) {
     start_tick(now);
     settling_ = true;
     seen_ = g.neighbours(cpu_);
-    tick_level_ = level_.update(now, level_others(seen_), waiting(seen_));
+    tick_level_ = update_level(now, seen_);
   } else {
     uint64_t age = now - tick_start_;
     const PolicyParams& p = policy_.params();
@@ -94,7 +103,7 @@ Mode Adaptive::begin_wait(uint64_t now) {
     // moved (LevelHold): the level it leads to has its own table of what
     // each mode costs. Such a tick straddles the change, so it teaches nothing.
     NeighbourView seen = g.neighbours(cpu_);
-    bool moved = level_.update(now, level_others(seen), waiting(seen)) != tick_level_ && age >= p.tick_ns / 4;
+    bool moved = update_level(now, seen) != tick_level_ && age >= p.tick_ns / 4;
     if (moved)
       end_tick(now, seen, false);
     else if (settling_ && age >= p.settle_ns)

@@ -85,6 +85,8 @@ class Adaptive {
   Waiting waiting(const NeighbourView& seen) const;
   // The others' use that the contention level follows (others_without_our_wakeups).
   double level_others(const NeighbourView& seen) const;
+  // The level, updated with what the governor sees now.
+  int update_level(uint64_t now, const NeighbourView& seen);
   // Whether a queue that finds another of ours spinning on its core should sleep.
   bool sleeping_frees_core() const;
   Governor& gov() const { return gov_ ? *gov_ : Governor::get(); }

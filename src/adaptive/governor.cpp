@@ -18,11 +18,18 @@ void CoreWindow::add(const CoreInterval& in) {
 NeighbourView CoreWindow::view() const {
   // The most recent intervals that make up the window; the oldest of them
   // counts only for the part that falls inside it.
-  double dt = 0, others = 0, idle = 0, demand = 0, demand_dt = 0;
+  double dt = 0, others = 0, idle = 0, demand = 0, demand_dt = 0, recent = 0, recent_idle = 0;
+  bool recent_sleeping = true;
   for (int i = 0; i < count_ && dt < kWindowNs; i++) {
     const CoreInterval& in = ring_[(next_ - 1 - i + kSlots) % kSlots];
     double part = std::min(1.0, (kWindowNs - dt) / in.dt_ns);
     double o = std::clamp(in.busy_ns - in.own_ns, 0.0, in.dt_ns);
+    if (dt < kRecentNs) {
+      double recent_part = std::min(1.0, (kRecentNs - dt) / in.dt_ns);
+      recent += recent_part * o;
+      recent_idle += recent_part * std::max(0.0, in.dt_ns - in.busy_ns);
+      recent_sleeping = recent_sleeping && !in.own_spinning;
+    }
     others += part * o;
     idle += part * std::max(0.0, in.dt_ns - in.busy_ns);
     dt += part * in.dt_ns;
@@ -41,6 +48,11 @@ NeighbourView CoreWindow::view() const {
   v.window_ns = dt;
   // Known when it covers most of the window.
   v.demand = demand_dt >= 0.5 * dt ? std::max(v.others, demand / demand_dt) : -1;
+  if (dt >= kRecentNs) {
+    v.recent = recent / kRecentNs;
+    v.recent_idle = recent_idle / kRecentNs;
+    v.recent_sleeping = recent_sleeping;
+  }
   return v;
 }
 
@@ -202,6 +214,9 @@ void Governor::feed(int cpu, const CoreInterval& in) {
   c.demand.store(v.demand, std::memory_order_relaxed);
   c.idle.store(v.idle, std::memory_order_relaxed);
   c.window_ns.store(v.window_ns, std::memory_order_relaxed);
+  c.recent.store(v.recent, std::memory_order_relaxed);
+  c.recent_idle.store(v.recent_idle, std::memory_order_relaxed);
+  c.recent_sleeping.store(v.recent_sleeping, std::memory_order_relaxed);
 }
 
 NeighbourView Governor::neighbours(int cpu) const {
@@ -212,6 +227,9 @@ NeighbourView Governor::neighbours(int cpu) const {
   v.demand = c.demand.load(std::memory_order_relaxed);
   v.idle = c.idle.load(std::memory_order_relaxed);
   v.window_ns = c.window_ns.load(std::memory_order_relaxed);
+  v.recent = c.recent.load(std::memory_order_relaxed);
+  v.recent_idle = c.recent_idle.load(std::memory_order_relaxed);
+  v.recent_sleeping = c.recent_sleeping.load(std::memory_order_relaxed);
   v.ours = c.ours.load(std::memory_order_relaxed);
   return v;
 }

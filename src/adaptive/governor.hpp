@@ -42,13 +42,20 @@ struct NeighbourView {
   double demand = -1;    // what they wanted: their use beside our sleepers (-1: not known)
   double idle = 0;       // share of the window the core was idle
   double window_ns = 0;  // how much time the figures cover
-  int ours = 0;          // our threads waiting adaptively there now or within the last lease
+  // Their use over the last kRecentNs (-1: not covered yet), the core's idle
+  // share then, and whether all of it was beside our sleepers: a CPU-bound
+  // neighbour takes all the idle time a sleeper leaves it, so there this
+  // reads its departure before the window does.
+  double recent = -1, recent_idle = 0;
+  bool recent_sleeping = false;
+  int ours = 0;  // our threads waiting adaptively there now or within the last lease
 };
 
 // A core's recent intervals. Pure: tests feed it synthetic intervals.
 class CoreWindow {
  public:
   static constexpr double kWindowNs = 8e6;  // a few scheduler slices: a steady share beside a CPU-bound task
+  static constexpr double kRecentNs = 3e6;  // a few samples
   void add(const CoreInterval& in);
   NeighbourView view() const;
 
@@ -145,7 +152,8 @@ class Governor {
     double own_ahead = 0;  // our run time read past an interval's busy time: the next one's
 
     std::atomic<uint64_t> last_sample{0};
-    std::atomic<double> others{0}, demand{-1}, idle{0}, window_ns{0};
+    std::atomic<double> others{0}, demand{-1}, idle{0}, window_ns{0}, recent{-1}, recent_idle{0};
+    std::atomic<bool> recent_sleeping{false};
     std::atomic<int> ours{0};
     Lease spin;  // the one spinner of ours
     std::atomic<uint64_t> spin_since{0};

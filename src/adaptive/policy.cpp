@@ -18,9 +18,16 @@ double others_without_our_wakeups(double others, double sleeps_per_s, double wak
   return others - std::min(ours, p.hidden_wake_cap * others);
 }
 
-int LevelHold::update(uint64_t now, double contention, Waiting ours) {
+int LevelHold::update(uint64_t now, double contention, Waiting ours, double recent, Waiting recent_ours) {
   constexpr int heavy = kLevels - 1;
   int raw = contention_level(contention);
+  int lately = recent >= 0 ? contention_level(recent) : -1;
+  if (level_ == heavy && now - since_ > arrival_ns_ && recent_ours == Waiting::sleeping && lately == 0)
+    departed_ = true;
+  if (departed_ && (raw <= lately || lately == heavy || lately < 0))
+    departed_ = false;
+  else if (departed_)
+    raw = lately;
   if (ours != Waiting::spinning && level_ == 0 && raw == 1) raw = 0;
   if (ours == Waiting::sleeping_full && raw > 0 && raw < level_) raw = level_;
   bool at_once = level_ < 0 || raw == level_ || raw == heavy || level_ == heavy;
@@ -28,6 +35,7 @@ int LevelHold::update(uint64_t now, double contention, Waiting ours) {
     away_ = true;
     away_since_ = now;
   } else if (at_once || now - away_since_ >= hold_ns_) {
+    if (raw != level_) since_ = now;
     level_ = raw;
     away_ = false;
   }

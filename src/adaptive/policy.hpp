@@ -153,7 +153,14 @@ enum class Waiting {
 // medium levels the level changes once the window has been outside it for
 // the hold. The heavy level is entered and left at once: a CPU-bound
 // neighbour's arrival or departure changes which mode wins, and a tick that
-// straddles it measures neither.
+// straddles it measures neither. Its departure is read from the last few
+// samples beside our sleepers with the core idle, not the window: a
+// CPU-bound neighbour takes all a sleeper leaves it, so a quiet reading
+// there means it has gone (on a full core, our own threads held it off),
+// where the window would take most of its length to fall through the levels.
+// Until the window has fallen as low, the last samples stand for it. A
+// heavy level entered within the arrival time is a neighbour in short
+// bursts, which the window averages to one level: it is left by the window.
 //
 // A level is a key to what each mode costs beside that neighbour, so it must
 // not move with the queue's own mode:
@@ -173,17 +180,22 @@ double others_without_our_wakeups(double others, double sleeps_per_s, double wak
 
 class LevelHold {
  public:
-  explicit LevelHold(const PolicyParams& p = {}) : hold_ns_(p.level_hold_ns) {}
-  int update(uint64_t now_ns, double contention, Waiting ours = Waiting::spinning);
+  explicit LevelHold(const PolicyParams& p = {}) : hold_ns_(p.level_hold_ns), arrival_ns_(p.arrival_ns) {}
+  // recent: the others' use over the last few samples (-1: not known), and
+  // how the queue waited over them (NeighbourView).
+  int update(uint64_t now_ns, double contention, Waiting ours = Waiting::spinning, double recent = -1,
+             Waiting recent_ours = Waiting::spinning);
   int level() const { return level_; }
   // The window is outside the level, for less than the hold so far: a tick
   // ending now may straddle a change, and is not measured.
   bool away() const { return away_; }
 
  private:
-  uint64_t hold_ns_;
+  uint64_t hold_ns_, arrival_ns_;
   int level_ = -1;
+  uint64_t since_ = 0;  // when the level was entered
   bool away_ = false;
+  bool departed_ = false;  // left heavy by the last samples; the window still holds the neighbour
   uint64_t away_since_ = 0;
 };
 

@@ -647,6 +647,35 @@ TEST(LevelHold, HeavyIsLeftAtOnceBelowItsEdge) {
   EXPECT_EQ(h.update(t += kMs, 0.10), 1);
 }
 
+// Beside our sleeper a CPU-bound neighbour takes all the core it leaves: a
+// quiet reading over the last samples is its departure, read at once, where
+// the window falls through medium and light (and their hold) over its
+// length. A spinner's quiet samples may be its own turn, and say nothing.
+// A neighbour in bursts shorter than the arrival time is one level, the
+// window's.
+TEST(LevelHold, AHeavyNeighboursDepartureIsReadFromTheLastSamplesBesideOurSleeper) {
+  constexpr Waiting spin = Waiting::spinning, sleep = Waiting::sleeping, full = Waiting::sleeping_full;
+  LevelHold h;
+  uint64_t t = 0;
+  h.update(t, 0.0, sleep, 0.0, sleep);
+  h.update(t += kMs, 0.7, full, 0.7, full);
+  EXPECT_EQ(h.update(t += kMs, 0.6, sleep, 0.0, sleep), 3) << "entered within the arrival time: short bursts";
+  EXPECT_EQ(h.update(t = kParams.arrival_ns + 2 * kMs, 0.7, full, 0.7, full), 3);
+  EXPECT_EQ(h.update(t += kMs, 0.6, spin, 0.0, spin), 3);
+  EXPECT_EQ(h.update(t += kMs, 0.6, full, 0.0, full), 3) << "on a full core our own threads held it off";
+  EXPECT_EQ(h.update(t += kMs, 0.5, sleep, 0.0, sleep), 0);
+  // Polling now, the window still holds the neighbour: the samples stand for it.
+  EXPECT_EQ(h.update(t += kMs, 0.4, spin, 0.01, spin), 0);
+  EXPECT_FALSE(h.away());
+  EXPECT_EQ(h.update(t += kMs, 0.35, spin, 0.5, spin), 3) << "and its return is read from them";
+  EXPECT_EQ(h.update(t += kMs, 0.5, sleep, 0.0, sleep), 3) << "back within the arrival time: short bursts";
+  EXPECT_EQ(h.update(t += kParams.arrival_ns, 0.5, sleep, 0.0, sleep), 0);
+  // Once the window has fallen as low, it is the level again.
+  EXPECT_EQ(h.update(t += kMs, 0.02, spin, 0.0, spin), 0);
+  EXPECT_EQ(h.update(t += kMs, 0.2, spin, 0.0, spin), 0);
+  EXPECT_TRUE(h.away());
+}
+
 // The level must not follow the queue's own mode. Alone, a queue on
 // interrupts reads a light "neighbour": its own wake-ups, outside its
 // thread's clock. A spinner reading the same is beside a light neighbour.

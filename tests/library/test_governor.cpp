@@ -143,6 +143,26 @@ TEST(CoreWindow, SeesANeighbourLeaveOnce8MsHavePassed) {
   EXPECT_NEAR(w.view().idle, 0.7, 1e-9);
 }
 
+// The last few samples read a departure the window holds for its length,
+// and say whether our sleepers were all there was of ours meanwhile.
+TEST(CoreWindow, ItsLastSamplesReadADepartureFirst) {
+  CoreWindow w;
+  EXPECT_EQ(w.view().recent, -1);
+  for (int i = 0; i < 20; i++) w.add(neighbour());
+  EXPECT_NEAR(w.view().recent, 1.0, 1e-9);
+  EXPECT_TRUE(w.view().recent_sleeping);
+  for (int i = 0; i < 3; i++) w.add(alone());
+  NeighbourView v = w.view();
+  EXPECT_NEAR(v.recent, 0.0, 1e-9);
+  EXPECT_NEAR(v.recent_idle, 0.7, 1e-9);
+  EXPECT_GT(v.others, 0.5);  // 5 ms of 8
+  w.add(interval(0.3, 0.3, /*spinning=*/true));
+  EXPECT_NEAR(w.view().recent, 0.0, 1e-9);
+  EXPECT_FALSE(w.view().recent_sleeping);  // a spinner's turn may have kept the neighbour off
+  for (int i = 0; i < 3; i++) w.add(alone());
+  EXPECT_TRUE(w.view().recent_sleeping);
+}
+
 // Two of our threads sharing a core keep it busy: that is no neighbour.
 TEST(CoreWindow, OurOwnRunTimeNeverCounts) {
   CoreWindow w;
