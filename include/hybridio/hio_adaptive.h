@@ -28,7 +28,7 @@ typedef struct hio_adaptive_view {
   double idle_share;                    /* share of that time the core was idle */
   double latency_ns, latency_stddev_ns; /* device latency, last I/O size */
   uint64_t hybrid_sleep_ns;             /* a hybrid wait's sleep for a new command */
-  double wake_cpu_ns, wake_late_ns;     /* one sleep's CPU cost and lateness */
+  double wake_cpu_ns, wake_late_ns;     /* one sleep's CPU cost and lateness (of its hybrid sleeps, once measured) */
   double score[HIO_ADAPTIVE_MODES_MAX]; /* predicted progress under the objective, by mode */
   uint64_t ticks, switches, probes;
   uint64_t spin_denied;                 /* ticks poll was chosen while another of our queues spun on the core */

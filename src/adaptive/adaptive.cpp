@@ -217,7 +217,25 @@ double Adaptive::wake_due_ns(uint32_t len) const {
   // The wake-up aims at the device's mean latency: where others of ours
   // share the core, a spin that starts earlier holds it while their
   // completions wait.
-  return lat_.mean_ns(len) - wake_->late_ns;
+  if (!alone_of_ours()) return lat_.mean_ns(len) - wake_->late_ns;
+  // Alone, an early wake-up costs only a longer spin, and a late one every
+  // completion that came before it: the wake-up aims a spread before the
+  // mean, and at the lateness this queue's own sleeps measured.
+  return lat_.mean_ns(len) - lat_.stddev_ns(len) - (late_ns_ >= 0 ? late_ns_ : wake_->late_ns);
+}
+
+bool Adaptive::alone_of_ours() const { return gov().neighbours(cpu_).ours <= 1; }
+
+void Adaptive::hybrid_woke(uint64_t late_ns) {
+  // The process's wake-up cost is measured on 1 us sleeps; a sleep as long
+  // as a device's latency can end later (a deeper idle state to leave). A
+  // moving average as the latency's. Beside others of ours, a sleep also
+  // ends late by their turns on the core, which is not the timer's lateness.
+  if (!alone_of_ours()) return;
+  double x = double(late_ns);
+  if (late_ns_ < 0) late_ns_ = wake_->late_ns;
+  if (x > LatencyEstimator::kOutlier * std::max(late_ns_, wake_->late_ns)) return;
+  late_ns_ += LatencyEstimator::kWeight * (x - late_ns_);
 }
 
 uint64_t Adaptive::hybrid_sleep_ns(const WaitHint& h, uint64_t now) const {
@@ -271,7 +289,7 @@ void Adaptive::view(hio_adaptive_view* o) const {
   o->latency_ns = lat_.mean_ns(last_len_);
   o->latency_stddev_ns = lat_.stddev_ns(last_len_);
   o->wake_cpu_ns = wake_ ? wake_->cpu_ns : 0;
-  o->wake_late_ns = wake_ ? wake_->late_ns : 0;
+  o->wake_late_ns = late_ns_ >= 0 ? late_ns_ : wake_ ? wake_->late_ns : 0;
   o->hybrid_sleep_ns = wake_ ? hybrid_sleep_ns(WaitHint{1, last_len_}, 1) : 0;
   static_assert(kModes <= HIO_ADAPTIVE_MODES_MAX, "the public per-mode arrays must hold every mode");
   for (int i = 0; i < kModes; i++) o->score[i] = last_.score[size_t(i)];

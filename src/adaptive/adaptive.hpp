@@ -54,6 +54,8 @@ class Adaptive {
   uint64_t hybrid_sleep_ns(const WaitHint& h, uint64_t now) const;
   // A wait of waited_ns ended at now_ns.
   void end_wait(uint64_t waited_ns, uint64_t now_ns, bool slept);
+  // A hybrid sleep ended late_ns past the time it asked for.
+  void hybrid_woke(uint64_t late_ns);
   // The current tick waits by interrupt.
   bool sleeping() const { return started_ && ran_ == Mode::interrupt; }
   // upper_bound: found when a hybrid sleep ended, so done at most lat_ns after its submission.
@@ -89,6 +91,8 @@ class Adaptive {
   int update_level(uint64_t now, const NeighbourView& seen);
   // Whether a queue that finds another of ours spinning on its core should sleep.
   bool sleeping_frees_core() const;
+  // Whether no other queue of ours waits on this core.
+  bool alone_of_ours() const;
   Governor& gov() const { return gov_ ? *gov_ : Governor::get(); }
 
   AdaptivePolicy policy_;
@@ -110,6 +114,7 @@ class Adaptive {
   LevelHold level_;
   uint32_t last_len_ = 4096;
   double sleeps_per_s_ = 0;  // the last tick's
+  double late_ns_ = -1;      // how late the hybrid's sleeps end where the queue is alone on its core (-1: none yet)
   TickLog* log_ = nullptr;
   unsigned log_queue_ = 0;  // this queue's number in the log
   uint64_t mode_ns_[kModes] = {};

@@ -191,7 +191,7 @@ void Governor::sample(int cpu, uint64_t now) {
     in.own_spinning = spinner;
     feed(cpu, in);
   }
-  c.ours.store(ours, std::memory_order_relaxed);
+  set_ours(cpu, ours);
   c.have = ok;
   if (ok) c.idle_total = idle;
   c.at = now;
@@ -217,6 +217,10 @@ void Governor::feed(int cpu, const CoreInterval& in) {
   c.recent.store(v.recent, std::memory_order_relaxed);
   c.recent_idle.store(v.recent_idle, std::memory_order_relaxed);
   c.recent_sleeping.store(v.recent_sleeping, std::memory_order_relaxed);
+}
+
+void Governor::set_ours(int cpu, int ours) {
+  if (cpu >= 0 && cpu < ncpu_) cores_[cpu].ours.store(ours, std::memory_order_relaxed);
 }
 
 NeighbourView Governor::neighbours(int cpu) const {

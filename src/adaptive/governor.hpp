@@ -129,6 +129,8 @@ class Governor {
 
   // Feeds one core's interval directly (tests; and the sampler).
   void feed(int cpu, const CoreInterval& in);
+  // Sets how many of our threads wait adaptively on cpu (tests; and the sampler).
+  void set_ours(int cpu, int ours);
 
   CoreSource source() const { return sample_ ? src_.source() : CoreSource::none; }
   const char* fallback_reason() const { return sample_ ? src_.fallback_reason() : ""; }

@@ -11,15 +11,7 @@
 #include "util/clock.hpp"
 
 namespace hio {
-namespace {
-
-// New samples weigh 1/16, as the plain hybrid strategy's moving average:
-// about the last 16 I/O.
-constexpr double kWeight = 1.0 / 16;
-// A sample this far above the mean is a preemption, not the device.
-constexpr double kOutlier = 4.0;
-
-}  // namespace
+namespace {}  // namespace
 
 int LatencyEstimator::size_class(uint32_t bytes) {
   int c = 0;

@@ -28,6 +28,11 @@ class LatencyEstimator {
   // large reads among small ones move a short probe's rate.
   double weight(uint32_t bytes) const;
   static constexpr uint64_t kSettled = 16;
+  // A sample this far above the mean is a preemption, not the device.
+  static constexpr double kOutlier = 4.0;
+  // A new sample's weight: about the last 16 I/O, as the plain hybrid
+  // strategy's moving average.
+  static constexpr double kWeight = 1.0 / 16;
 
  private:
   struct Class {

@@ -94,7 +94,9 @@ int Waiter::adaptive_wait(Backend& be, Cqe* out, unsigned max, unsigned min, uns
   } else if (m == Mode::hybrid) {
     uint64_t s = adaptive_.hybrid_sleep_ns(hint(), t0);
     slept = s > 0;
+    uint64_t asleep0 = st.sleep_ns;
     r = hybrid(be, out, max, min, n, s, st);
+    if (slept) adaptive_.hybrid_woke(st.sleep_ns - asleep0 > s ? st.sleep_ns - asleep0 - s : 0);
   } else {
     r = spin(be, out, max, min, n, st);
   }

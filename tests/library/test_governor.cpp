@@ -354,14 +354,15 @@ TEST(Governor, ASecondSpinnerSleepsOnlyWhereTheDeviceIsSlowAgainstAWakeUp) {
   }
 }
 
-// A hybrid sleep ends by the device's mean latency less the wake-up's
-// lateness, not by its fast edge: beside another of our queues, a spin that
-// starts earlier holds the core while the other's completions wait. Alone
-// or not, and however spread the latencies, hybrid stays a candidate while
-// that leaves a sleep, even one shorter than a wake-up's CPU.
+// Beside another of our queues a hybrid sleep ends by the device's mean
+// latency less the wake-up's lateness, not by its fast edge: a spin that
+// starts earlier holds the core while the other's completions wait.
+// However spread the latencies, hybrid stays a candidate while that leaves
+// a sleep, even one shorter than a wake-up's CPU.
 TEST(Adaptive, AHybridSleepEndsByTheMeanLatency) {
   hio::test::PinnedSignals on_core0(0);
   Governor g(2, on_core0, false);
+  g.set_ours(0, 2);
   Adaptive first({}, &g), second({}, &g);
   first.begin_wait(now_ns());
   second.begin_wait(now_ns());
@@ -380,6 +381,7 @@ TEST(Adaptive, AHybridSleepEndsByTheMeanLatency) {
 TEST(Adaptive, AHybridWaitLearnsTheLatencyItSpunFor) {
   hio::test::PinnedSignals on_core0(0);
   Governor g(2, on_core0, false);
+  g.set_ours(0, 2);
   Adaptive first({}, &g), second({}, &g);
   first.begin_wait(now_ns());
   ASSERT_EQ(second.begin_wait(now_ns()), Mode::poll) << "the device's latency is not known yet";
@@ -399,6 +401,37 @@ TEST(Adaptive, AHybridWaitLearnsTheLatencyItSpunFor) {
   EXPECT_NEAR(sleep(), 2'000'000 - late, 200'000);
   for (int i = 0; i < 200; i++) second.completed(4096, 1'000'000, true);  // found at the wake-up, sooner
   EXPECT_NEAR(sleep(), 1'000'000 - late, 200'000);
+}
+
+// Alone of ours on its core, an early wake-up costs only a longer spin and a
+// late one every completion that came before it: the sleep ends a spread
+// before the mean, less the lateness the queue's own sleeps measured (one
+// held far longer is a preemption, not learned). Beside another of ours
+// neither applies.
+TEST(Adaptive, AloneAHybridSleepEndsASpreadEarlyAndLearnsItsLateness) {
+  hio::test::PinnedSignals on_core0(0);
+  Governor g(2, on_core0, false);
+  Adaptive q({}, &g);
+  q.begin_wait(now_ns());
+  const double late = on_core0.wake_cost().late_ns;
+  if (late <= 0) GTEST_SKIP() << "this machine's sleeps end on time: no lateness to learn";
+  auto sleep = [&q] {
+    uint64_t t = now_ns();
+    return double(q.hybrid_sleep_ns(WaitHint{t, 4096}, t));
+  };
+  for (int i = 0; i < 400; i++) q.completed(4096, i % 2 ? 2'000'000 : 6'000'000);  // mean 4 ms, spread 2 ms
+  EXPECT_NEAR(sleep(), 4'000'000 - 2'000'000 - late, 200'000);
+  for (int i = 0; i < 400; i++) q.completed(4096, 4'000'000);  // the spread fades
+  EXPECT_NEAR(sleep(), 4'000'000 - late, late / 4);
+  for (int i = 0; i < 200; i++) q.hybrid_woke(uint64_t(3 * late));
+  EXPECT_NEAR(sleep(), 4'000'000 - 3 * late, late / 4);
+  for (int i = 0; i < 20; i++) q.hybrid_woke(uint64_t(100 * late));  // another thread's turn
+  EXPECT_NEAR(sleep(), 4'000'000 - 3 * late, late / 4);
+  g.set_ours(0, 2);
+  EXPECT_NEAR(sleep(), 4'000'000 - late, late / 4) << "beside another of ours the sleep ends by the mean";
+  for (int i = 0; i < 200; i++) q.hybrid_woke(uint64_t(late / 2));
+  g.set_ours(0, 1);
+  EXPECT_NEAR(sleep(), 4'000'000 - 3 * late, late / 4) << "a sleep beside another of ours taught its lateness";
 }
 
 // The queue's first tick holds the application's start (RocksDB opening its

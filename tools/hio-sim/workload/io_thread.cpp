@@ -97,6 +97,7 @@ Step IoThread::next(Task& t, Time now) {
       case Phase::hybrid_sleep: phase_ = Phase::hybrid_woke; return Step::sleep_until(sleep_until_);
       case Phase::hybrid_woke:
         // The sleep is over: a look at the ring, then spin.
+        if (adaptive_) adaptive_->hybrid_woke(now > sleep_until_ ? now - sleep_until_ : 0);
         found_after_sleep_ = 0;
         for (const Slot& s : slots_) found_after_sleep_ += s.busy && s.visible <= now;
         phase_ = Phase::spun;
