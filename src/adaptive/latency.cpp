@@ -11,7 +11,6 @@
 #include "util/clock.hpp"
 
 namespace hio {
-namespace {}  // namespace
 
 int LatencyEstimator::size_class(uint32_t bytes) {
   int c = 0;
