@@ -183,11 +183,16 @@ def test_every_adaptive_tick_is_logged_where_the_environment_says(run_json, tmp_
     _, rows = adaptive_tick_log(run_json, tmp_path)
     assert rows and list(rows[0]) == TICK_COLUMNS
     modes = {"interrupt", "poll", "hybrid"}
+    # A queue logs the ticks it leads: while it follows another of ours on
+    # its core, and while it settles after a change of mode, it logs none.
+    # Together the two cover the run at least once, and neither more than once.
+    walls = {q: sum(float(r["wall_us"]) for r in rows if r["queue"] == q) for q in ("1", "2")}
+    assert sum(walls.values()) >= 0.7 * 0.5e6, walls
+    assert all(0 < w <= 1.3 * 0.5e6 for w in walls.values()), walls
     for q in ("1", "2"):  # a number per queue, one queue per job
         mine = [r for r in rows if r["queue"] == q]
         t = [float(r["t_us"]) for r in mine]
         assert t == sorted(t), q
-        assert sum(float(r["wall_us"]) for r in mine) == pytest.approx(0.5e6, rel=0.3), q
         assert all(0 <= float(r["wait_us"]) <= float(r["wall_us"]) for r in mine), q
         assert any(float(r["cpu_us"]) > 0 for r in mine), q
         assert all(r["ran"] in modes and r["next"] in modes and 0 <= int(r["level"]) <= 3 for r in mine)
@@ -207,7 +212,7 @@ def test_the_tick_summary_reads_a_real_log(run_json, tmp_path, capsys):
     for q in out["queues"]:
         mine = [r for r in rows if r["queue"] == str(q["queue"])]
         assert q["completions"] == sum(int(r["completions"]) for r in mine)
-        assert q["seconds"] == pytest.approx(0.5, rel=0.3)
+        assert q["seconds"] == pytest.approx(sum(float(r["wall_us"]) for r in mine) / 1e6)
         assert sum(c["share"] for c in q["cells"]) == pytest.approx(1)
         assert q["probes"] == sum(r["probe"] == "1" for r in mine)
 
