@@ -29,9 +29,9 @@ bool Adaptive::hybrid_viable() const {
   return wake_due_ns(last_len_) > 0;
 }
 
-Waiting Adaptive::waiting(const NeighbourView& seen) const {
-  if (ran_ == Mode::poll) return Waiting::spinning;
-  return seen.idle < policy_.params().level_full_idle ? Waiting::sleeping_full : Waiting::sleeping;
+Waiting Adaptive::waiting(bool spinning, double idle) const {
+  if (spinning) return Waiting::spinning;
+  return idle < policy_.params().level_full_idle ? Waiting::sleeping_full : Waiting::sleeping;
 }
 
 double Adaptive::level_others(const NeighbourView& seen) const {
@@ -42,10 +42,8 @@ double Adaptive::level_others(const NeighbourView& seen) const {
 int Adaptive::update_level(uint64_t now, const NeighbourView& seen) {
   double recent =
       seen.recent >= 0 ? others_without_our_wakeups(seen.recent, sleeps_per_s_, wake_->cpu_ns, policy_.params()) : -1;
-  Waiting recent_ours = !seen.recent_sleeping                                 ? Waiting::spinning
-                        : seen.recent_idle < policy_.params().level_full_idle ? Waiting::sleeping_full
-                                                                              : Waiting::sleeping;
-  return level_.update(now, level_others(seen), waiting(seen), recent, recent_ours);
+  return level_.update(now, level_others(seen), waiting(ran_ == Mode::poll, seen.idle), recent,
+                       waiting(!seen.recent_sleeping, seen.recent_idle));
 }
 
 bool Adaptive::sleeping_frees_core() const {

@@ -83,8 +83,9 @@ class Adaptive {
   bool hybrid_viable() const;
   // When a hybrid sleep for a command of len bytes ends, after its submission.
   double wake_due_ns(uint32_t len) const;
-  // How this queue's waiting shaped the governor's view of the others.
-  Waiting waiting(const NeighbourView& seen) const;
+  // How our waiting shaped the governor's view of the others over a span:
+  // one of ours spun, or the core was this idle beside our sleepers.
+  Waiting waiting(bool spinning, double idle) const;
   // The others' use that the contention level follows (others_without_our_wakeups).
   double level_others(const NeighbourView& seen) const;
   // The level, updated with what the governor sees now.
