@@ -75,9 +75,7 @@ Mode Adaptive::begin_wait(uint64_t now) {
     log_ = src.tick_log();
     if (log_) log_queue_ = log_->next_queue();
     started_ = true;
-    tick_start_ = src.now_ns();
-    tick_cpu_ = src.thread_cpu_ns();
-    core0_ = g.counted(cpu_);
+    tick_start_ = counted_at(now, &tick_cpu_, &core0_);
     seen_ = g.neighbours(cpu_);
     tick_level_ = update_level(now, seen_);
     following_ = !g.lead(cpu_, this, now);
@@ -94,7 +92,7 @@ Mode Adaptive::begin_wait(uint64_t now) {
     seen_ = g.neighbours(cpu_);
     tick_level_ = update_level(now, seen_);
   } else {
-    uint64_t age = now - tick_start_;
+    uint64_t age = now > tick_start_ ? now - tick_start_ : 0;
     const PolicyParams& p = policy_.params();
     uint64_t tick = last_.probe ? p.probe_tick_ns : p.tick_ns;
     // A neighbour that arrives or leaves ends the tick once the level has
@@ -119,11 +117,21 @@ Mode Adaptive::begin_wait(uint64_t now) {
   return ran_;
 }
 
+uint64_t Adaptive::counted_at(uint64_t now, uint64_t* cpu, Governor::Count* count) const {
+  // The wait's clock was read before the core's sampling, whose system
+  // calls are where a thread is preempted: a tick that ended at that clock
+  // but counted the core's completions after the preemption would hold
+  // the other queues' completions meanwhile without their time, and the
+  // next tick the time without them. The clock is read again with the count.
+  *cpu = gov().signals().thread_cpu_ns();
+  now = std::max(now, gov().signals().now_ns());
+  *count = gov().counted(cpu_);
+  return now;
+}
+
 void Adaptive::start_tick(uint64_t now) {
   tick_ = TickSample{};
-  tick_start_ = now;
-  tick_cpu_ = gov().signals().thread_cpu_ns();
-  core0_ = gov().counted(cpu_);
+  tick_start_ = counted_at(now, &tick_cpu_, &core0_);
 }
 
 void Adaptive::settled(uint64_t now) {
@@ -133,9 +141,11 @@ void Adaptive::settled(uint64_t now) {
 }
 
 void Adaptive::end_tick(uint64_t now, const NeighbourView& seen, bool learn) {
-  uint64_t cpu = gov().signals().thread_cpu_ns();
+  uint64_t cpu = 0;
+  Governor::Count now_count;
+  now = counted_at(now, &cpu, &now_count);
   seen_ = seen;
-  tick_.wall_ns = now - tick_start_;
+  tick_.wall_ns = now > tick_start_ ? now - tick_start_ : 0;
   // A queue reaped from several threads ends ticks on different threads,
   // whose CPU clocks do not continue each other's (docs/adaptive.md, Limits).
   tick_.cpu_ns = cpu > tick_cpu_ ? cpu - tick_cpu_ : 0;
@@ -153,20 +163,16 @@ void Adaptive::end_tick(uint64_t now, const NeighbourView& seen, bool learn) {
   sig.ours = std::max(1, seen_.ours);
   // Several of ours take the core in turns with the others: the tick's own
   // share of the others' use, not the last window's (AdaptivePolicy::learn).
-  Governor::Count now_count = gov().counted(cpu_);
   double span = now_count.span_ns - core0_.span_ns;
   if (sig.ours > 1 && span > 0) sig.tick_others = std::clamp((now_count.others_ns - core0_.others_ns) / span, 0.0, 1.0);
   if (sig.ours > 1) {
     // The core's decision is measured by all our queues' completions there.
-    Governor::Count c = gov().counted(cpu_);
     tick_.own_completions = tick_.completions;
     tick_.own_work = tick_.work;
-    tick_.completions = c.done - core0_.done;
-    tick_.work = c.work - core0_.work;
-    core0_ = c;
-  } else {
-    core0_ = gov().counted(cpu_);
+    tick_.completions = now_count.done - core0_.done;
+    tick_.work = now_count.work - core0_.work;
   }
+  core0_ = now_count;
   const uint64_t done = tick_.completions;
   // The queue's first tick holds the application's start, not a mode's
   // cost: learned as its mode's first figure, it can keep the queue off
@@ -222,7 +228,7 @@ double Adaptive::wake_due_ns(uint32_t len) const {
   return lat_.mean_ns(len) - lat_.stddev_ns(len) - (late_ns_ >= 0 ? late_ns_ : wake_->late_ns);
 }
 
-bool Adaptive::alone_of_ours() const { return gov().neighbours(cpu_).ours <= 1; }
+bool Adaptive::alone_of_ours() const { return gov().ours(cpu_) <= 1; }
 
 void Adaptive::hybrid_woke(uint64_t late_ns) {
   // The process's wake-up cost is measured on 1 us sleeps; a sleep as long
@@ -244,7 +250,7 @@ uint64_t Adaptive::hybrid_sleep_ns(const WaitHint& h, uint64_t now) const {
 void Adaptive::end_wait(uint64_t waited_ns, uint64_t now, bool slept) {
   // The first wait began before the queue's first tick (the wake-up cost is
   // measured in between): only its part inside the tick is the tick's.
-  tick_.wait_ns += std::min(waited_ns, now - tick_start_);
+  tick_.wait_ns += std::min(waited_ns, now > tick_start_ ? now - tick_start_ : 0);
   tick_.sleeps += slept ? 1 : 0;
   gov().left(now);
 }

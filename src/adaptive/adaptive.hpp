@@ -77,6 +77,9 @@ class Adaptive {
   void settled(uint64_t now);
   // A new tick starts at now: its samples, its clocks and the core's count.
   void start_tick(uint64_t now);
+  // The thread's CPU time and the core's count, and the time they were read
+  // at (now, or later where the thread was preempted since).
+  uint64_t counted_at(uint64_t now, uint64_t* cpu, Governor::Count* count) const;
   // One line in the tick log (HIO_ADAPTIVE_TICKS) for the tick that just ended.
   void log_tick(uint64_t now, int level, uint64_t completions) const;
 

@@ -223,6 +223,10 @@ void Governor::set_ours(int cpu, int ours) {
   if (cpu >= 0 && cpu < ncpu_) cores_[cpu].ours.store(ours, std::memory_order_relaxed);
 }
 
+int Governor::ours(int cpu) const {
+  return cpu >= 0 && cpu < ncpu_ ? cores_[cpu].ours.load(std::memory_order_relaxed) : 0;
+}
+
 NeighbourView Governor::neighbours(int cpu) const {
   NeighbourView v;
   if (cpu < 0 || cpu >= ncpu_) return v;

@@ -98,6 +98,8 @@ class Governor {
   bool is_own(pid_t tid) const;
   // The other tenants on `cpu`, as last sampled.
   NeighbourView neighbours(int cpu) const;
+  // How many of our threads wait on `cpu`: NeighbourView::ours alone.
+  int ours(int cpu) const;
 
   // At most one of our queues spins on a core. True if `owner` holds (or
   // now takes) the lease of `cpu`; it is renewed on every call.

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: MIT
+// What an adaptive queue's ticks measure, read from its tick log, under a
+// clock and a CPU clock scripted by the test: a leader that shares its core
+// with others of ours and is preempted between reading the wait's clock
+// and counting the core's completions.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "adaptive/adaptive.hpp"
+#include "adaptive/governor.hpp"
+#include "adaptive/signal_source.hpp"
+#include "adaptive/tick_log.hpp"
+
+using namespace hio;
+
+namespace {
+
+// Core 0, never idle; the clocks are the test's, and the tick log a temporary file.
+class ScriptedClock final : public SignalSource {
+ public:
+  uint64_t now = 0, cpu = 0;
+  ScriptedClock() : file_(std::tmpfile()), log_(file_, 0) {}
+  ~ScriptedClock() override {
+    member_.gov = nullptr;  // the governor is gone first
+    std::fclose(file_);
+  }
+  ScriptedClock(const ScriptedClock&) = delete;
+  ScriptedClock& operator=(const ScriptedClock&) = delete;
+  uint64_t now_ns() override { return now; }
+  uint64_t thread_cpu_ns() override { return cpu; }
+  uint64_t thread_cpu_ns(pid_t) override { return cpu; }
+  pid_t thread_id() override { return 1; }
+  int current_cpu() override { return 0; }
+  bool idle_ns(int, uint64_t* out) override {
+    *out = 0;
+    return true;
+  }
+  CoreSource source() const override { return CoreSource::cpuidle; }
+  const char* fallback_reason() const override { return ""; }
+  Membership& membership() override { return member_; }
+  const WakeCost& wake_cost() override { return hio::wake_cost(); }
+  TickLog* tick_log() override { return &log_; }
+
+  // Each logged tick's completions per millisecond of its wall time.
+  std::vector<double> tick_rates() {
+    std::vector<double> out;
+    std::fflush(file_);
+    std::rewind(file_);
+    char line[512];
+    bool header = true;
+    while (std::fgets(line, sizeof line, file_)) {
+      if (header) {
+        header = false;
+        continue;
+      }
+      std::vector<std::string> f;
+      std::stringstream ss(line);
+      for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+      double completions = std::stod(f.at(9)), wall_us = std::stod(f.at(10));
+      out.push_back(wall_us > 0 ? completions / wall_us * 1000 : 0);
+    }
+    return out;
+  }
+
+ private:
+  std::FILE* file_;
+  TickLog log_;
+  Membership member_;
+};
+
+}  // namespace
+
+// Four of ours spin in turns on one core: the leader runs 2 ms, completing
+// 100 reads a millisecond, then waits 6 ms for its turn while the others
+// complete as many. It is preempted after reading its next wait's clock
+// and before the tick that wait ends counts the core's completions. Each
+// tick then still measures the core's rate, 100 a millisecond: the others'
+// completions during the preemption are counted with its time.
+TEST(AdaptiveTicks, APreemptionBeforeTheCountKeepsATicksCompletionsWithTheirTime) {
+  ScriptedClock src;
+  ASSERT_NE(src.tick_log(), nullptr);
+  Governor g(1, src, false);
+  g.set_ours(0, 4);
+  Adaptive leader({}, &g);
+  leader.set_objective(HIO_OBJECTIVE_OWN);
+  constexpr uint64_t us = 1000, ms = 1'000'000;
+  uint64_t t = 1 * ms;
+  src.now = t;
+  for (int turn = 0; turn < 40; turn++) {
+    for (int w = 0; w < 20; w++) {  // its turn: twenty 100 us waits of ten completions each
+      leader.begin_wait(t);
+      t += 100 * us;
+      src.now = t;
+      src.cpu += 100 * us;
+      for (int i = 0; i < 10; i++) leader.completed(4096, 10 * us);
+      leader.end_wait(100 * us, t, false);
+    }
+    // The next wait's clock is read, then the others' turns.
+    uint64_t read_at = t;
+    for (int i = 0; i < 600; i++) g.count(0, 1.0);
+    t += 6 * ms;
+    src.now = t;
+    leader.begin_wait(read_at);
+    leader.end_wait(0, t, false);
+  }
+  std::vector<double> rates = src.tick_rates();
+  ASSERT_GE(rates.size(), 20u);
+  for (size_t i = 0; i < rates.size(); i++)
+    EXPECT_NEAR(rates[i], 100, 20) << "tick " << i << " measured " << rates[i] << " completions a millisecond";
+}
