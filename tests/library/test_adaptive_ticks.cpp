@@ -6,71 +6,40 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "adaptive/adaptive.hpp"
 #include "adaptive/governor.hpp"
-#include "adaptive/signal_source.hpp"
 #include "adaptive/tick_log.hpp"
+#include "scripted_signals.hpp"
 
 using namespace hio;
 
 namespace {
 
-// Core 0, never idle; the clocks are the test's, and the tick log a temporary file.
-class ScriptedClock final : public SignalSource {
- public:
-  uint64_t now = 0, cpu = 0;
-  ScriptedClock() : file_(std::tmpfile()), log_(file_, 0) {}
-  ~ScriptedClock() override {
-    member_.gov = nullptr;  // the governor is gone first
-    std::fclose(file_);
-  }
-  ScriptedClock(const ScriptedClock&) = delete;
-  ScriptedClock& operator=(const ScriptedClock&) = delete;
-  uint64_t now_ns() override { return now; }
-  uint64_t thread_cpu_ns() override { return cpu; }
-  uint64_t thread_cpu_ns(pid_t) override { return cpu; }
-  pid_t thread_id() override { return 1; }
-  int current_cpu() override { return 0; }
-  bool idle_ns(int, uint64_t* out) override {
-    *out = 0;
-    return true;
-  }
-  CoreSource source() const override { return CoreSource::cpuidle; }
-  const char* fallback_reason() const override { return ""; }
-  Membership& membership() override { return member_; }
-  const WakeCost& wake_cost() override { return hio::wake_cost(); }
-  TickLog* tick_log() override { return &log_; }
-
-  // Each logged tick's completions per millisecond of its wall time.
-  std::vector<double> tick_rates() {
-    std::vector<double> out;
-    std::fflush(file_);
-    std::rewind(file_);
-    char line[512];
-    bool header = true;
-    while (std::fgets(line, sizeof line, file_)) {
-      if (header) {
-        header = false;
-        continue;
-      }
-      std::vector<std::string> f;
-      std::stringstream ss(line);
-      for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
-      double completions = std::stod(f.at(9)), wall_us = std::stod(f.at(10));
-      out.push_back(wall_us > 0 ? completions / wall_us * 1000 : 0);
+// Each tick's completions per millisecond of its wall time, from a tick log.
+std::vector<double> tick_rates(std::FILE* log) {
+  std::vector<double> out;
+  std::fflush(log);
+  std::rewind(log);
+  char line[512];
+  bool header = true;
+  while (std::fgets(line, sizeof line, log)) {
+    if (header) {
+      header = false;
+      continue;
     }
-    return out;
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+    double completions = std::stod(f.at(9)), wall_us = std::stod(f.at(10));
+    out.push_back(wall_us > 0 ? completions / wall_us * 1000 : 0);
   }
-
- private:
-  std::FILE* file_;
-  TickLog log_;
-  Membership member_;
-};
+  return out;
+}
 
 }  // namespace
 
@@ -81,8 +50,10 @@ class ScriptedClock final : public SignalSource {
 // tick then still measures the core's rate, 100 a millisecond: the others'
 // completions during the preemption are counted with its time.
 TEST(AdaptiveTicks, APreemptionBeforeTheCountKeepsATicksCompletionsWithTheirTime) {
-  ScriptedClock src;
-  ASSERT_NE(src.tick_log(), nullptr);
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::tmpfile(), std::fclose);
+  ASSERT_NE(file, nullptr);
+  TickLog log(file.get(), 0);
+  hio::test::ScriptedSignals src(&log);
   Governor g(1, src, false);
   g.set_ours(0, 4);
   Adaptive leader({}, &g);
@@ -95,7 +66,7 @@ TEST(AdaptiveTicks, APreemptionBeforeTheCountKeepsATicksCompletionsWithTheirTime
       leader.begin_wait(t);
       t += 100 * us;
       src.now = t;
-      src.cpu += 100 * us;
+      src.cpu_ns += 100 * us;
       for (int i = 0; i < 10; i++) leader.completed(4096, 10 * us);
       leader.end_wait(100 * us, t, false);
     }
@@ -107,7 +78,7 @@ TEST(AdaptiveTicks, APreemptionBeforeTheCountKeepsATicksCompletionsWithTheirTime
     leader.begin_wait(read_at);
     leader.end_wait(0, t, false);
   }
-  std::vector<double> rates = src.tick_rates();
+  std::vector<double> rates = tick_rates(file.get());
   ASSERT_GE(rates.size(), 20u);
   for (size_t i = 0; i < rates.size(); i++)
     EXPECT_NEAR(rates[i], 100, 20) << "tick " << i << " measured " << rates[i] << " completions a millisecond";

@@ -23,6 +23,7 @@
 #include "adaptive_devices.hpp"
 #include "hybridio/hio_adaptive.h"
 #include "pinned_signals.hpp"
+#include "scripted_signals.hpp"
 #include "test_util.hpp"
 #include "util/clock.hpp"
 
@@ -657,40 +658,12 @@ TEST(Governor, SumsTheOthersOverEverySample) {
   EXPECT_EQ(g.counted(1).span_ns, 0);
 }
 
-namespace {
-
-// One thread of ours on core 0, which is never idle, with its CPU clock set by hand.
-class ScriptedSignals final : public SignalSource {
- public:
-  uint64_t cpu_ns = 0;
-  ~ScriptedSignals() override { member_.gov = nullptr; }  // the governor is gone first
-  uint64_t now_ns() override { return 0; }
-  uint64_t thread_cpu_ns() override { return cpu_ns; }
-  uint64_t thread_cpu_ns(pid_t) override { return cpu_ns; }
-  pid_t thread_id() override { return 1; }
-  int current_cpu() override { return 0; }
-  bool idle_ns(int, uint64_t* out) override {
-    *out = 0;
-    return true;
-  }
-  CoreSource source() const override { return CoreSource::cpuidle; }
-  const char* fallback_reason() const override { return ""; }
-  Membership& membership() override { return member_; }
-  const WakeCost& wake_cost() override { return hio::wake_cost(); }
-  TickLog* tick_log() override { return nullptr; }
-
- private:
-  Membership member_;
-};
-
-}  // namespace
-
 // Our threads' clocks are read after the interval's end: a sampler preempted
 // in between reads a turn of our other thread into a 1 ms interval, and
 // none into the next. The excess is the next interval's, not a neighbour's
 // time in it: over both, nobody else ran.
 TEST(Governor, OurRunTimeReadLateCountsInTheNextInterval) {
-  ScriptedSignals src;
+  hio::test::ScriptedSignals src;
   Governor g(1, src, true);
   src.cpu_ns = 10'000'000;
   g.enter(10'000'000);  // the first sample: where the intervals start
