@@ -92,7 +92,7 @@ Mode Adaptive::begin_wait(uint64_t now) {
     seen_ = g.neighbours(cpu_);
     tick_level_ = update_level(now, seen_);
   } else {
-    uint64_t age = now > tick_start_ ? now - tick_start_ : 0;
+    uint64_t age = since_tick_start(now);
     const PolicyParams& p = policy_.params();
     uint64_t tick = last_.probe ? p.probe_tick_ns : p.tick_ns;
     // A neighbour that arrives or leaves ends the tick once the level has
@@ -135,7 +135,7 @@ void Adaptive::start_tick(uint64_t now) {
 }
 
 void Adaptive::settled(uint64_t now) {
-  if (now > tick_start_) sleeps_per_s_ = double(tick_.sleeps) * 1e9 / double(now - tick_start_);
+  if (uint64_t span = since_tick_start(now)) sleeps_per_s_ = double(tick_.sleeps) * 1e9 / double(span);
   start_tick(now);
   settling_ = false;
 }
@@ -145,7 +145,7 @@ void Adaptive::end_tick(uint64_t now, const NeighbourView& seen, bool learn) {
   Governor::Count now_count;
   now = counted_at(now, &cpu, &now_count);
   seen_ = seen;
-  tick_.wall_ns = now > tick_start_ ? now - tick_start_ : 0;
+  tick_.wall_ns = since_tick_start(now);
   // A queue reaped from several threads ends ticks on different threads,
   // whose CPU clocks do not continue each other's (docs/adaptive.md, Limits).
   tick_.cpu_ns = cpu > tick_cpu_ ? cpu - tick_cpu_ : 0;
@@ -250,7 +250,7 @@ uint64_t Adaptive::hybrid_sleep_ns(const WaitHint& h, uint64_t now) const {
 void Adaptive::end_wait(uint64_t waited_ns, uint64_t now, bool slept) {
   // The first wait began before the queue's first tick (the wake-up cost is
   // measured in between): only its part inside the tick is the tick's.
-  tick_.wait_ns += std::min(waited_ns, now > tick_start_ ? now - tick_start_ : 0);
+  tick_.wait_ns += std::min(waited_ns, since_tick_start(now));
   tick_.sleeps += slept ? 1 : 0;
   gov().left(now);
 }

@@ -80,6 +80,9 @@ class Adaptive {
   // The thread's CPU time and the core's count, and the time they were read
   // at (now, or later where the thread was preempted since).
   uint64_t counted_at(uint64_t now, uint64_t* cpu, Governor::Count* count) const;
+  // The time from the tick's start to now: 0 for a clock read before the
+  // start, which counted_at may have read later than the wait's.
+  uint64_t since_tick_start(uint64_t now) const { return now > tick_start_ ? now - tick_start_ : 0; }
   // One line in the tick log (HIO_ADAPTIVE_TICKS) for the tick that just ended.
   void log_tick(uint64_t now, int level, uint64_t completions) const;
 
