@@ -439,19 +439,20 @@ TEST(Adaptive, AloneAHybridSleepEndsASpreadEarlyAndLearnsItsLateness) {
 // tables: a few reads in a long tick, hardly waiting): it is not learned,
 // and the tick after it is.
 TEST(Adaptive, TheQueuesFirstTickIsNotLearned) {
-  int ncpu = std::max(2, int(sysconf(_SC_NPROCESSORS_CONF)));
-  Governor g(ncpu, hio::kernel_signals(), false);
-  for (int c = 0; c < ncpu; c++)
+  hio::test::ScriptedSignals src;  // a tick's clock is read again with its count: the test's times must be the clock's
+  Governor g(2, src, false);
+  for (int c = 0; c < 2; c++)
     for (int i = 0; i < 8; i++) g.feed(c, interval(1.0, 0.5, true));  // a neighbour beside our spinner: heavy
   Adaptive a({}, &g);
-  const uint64_t ms = 1'000'000, t0 = now_ns();
-  auto run = [&a](uint64_t at, uint64_t waited, bool slept) {
+  const uint64_t ms = 1'000'000, t0 = 1000 * ms;
+  auto at = [&src](uint64_t t) { return src.now = t; };
+  auto run = [&a, &at](uint64_t t, uint64_t waited, bool slept) {
     for (int i = 0; i < 20; i++) a.completed(4096, 20'000);
-    a.end_wait(waited, at, slept);
+    a.end_wait(waited, at(t), slept);
   };
-  ASSERT_EQ(a.begin_wait(t0), Mode::poll);
+  ASSERT_EQ(a.begin_wait(at(t0)), Mode::poll);
   run(t0 + 3 * ms, 40'000, false);
-  Mode probe = a.begin_wait(t0 + 4 * ms);
+  Mode probe = a.begin_wait(at(t0 + 4 * ms));
   hio_adaptive_view v{};
   v.struct_size = sizeof v;
   a.view(&v);
@@ -459,9 +460,9 @@ TEST(Adaptive, TheQueuesFirstTickIsNotLearned) {
   EXPECT_EQ(v.score[int(Mode::poll)], 0) << "the first tick was learned as polling's cost";
   ASSERT_NE(probe, Mode::poll) << "an unknown mode is probed at once beside a heavy neighbour";
   run(t0 + 10 * ms, 5 * ms, true);
-  a.begin_wait(t0 + 11 * ms);  // the settling tick after the change of mode ends
+  a.begin_wait(at(t0 + 11 * ms));  // the settling tick after the change of mode ends
   run(t0 + 19 * ms, 7 * ms, true);
-  a.begin_wait(t0 + 20 * ms);
+  a.begin_wait(at(t0 + 20 * ms));
   a.view(&v);
   ASSERT_EQ(v.ticks, 2u);
   EXPECT_GT(v.score[int(probe)], 0) << "the probe was not learned";
