@@ -185,6 +185,7 @@ void Adaptive::end_tick(uint64_t now, const NeighbourView& seen, bool learn) {
   // mode is not measured.
   settling_ = last_.mode != ran_;
   mode_ = last_.mode;
+  gov().set_core_light(cpu_, last_.light && seen_.idle >= policy_.params().light_idle_share);
   if (mode_ != Mode::poll) gov().release_spin(this);
   tick_ = TickSample{};
   tick_start_ = now;
@@ -218,10 +219,12 @@ void Adaptive::log_tick(uint64_t now, int level, uint64_t completions) const {
 }
 
 double Adaptive::wake_due_ns(uint32_t len) const {
-  // The wake-up aims at the device's mean latency: where others of ours
-  // share the core, a spin that starts earlier holds it while their
-  // completions wait.
-  if (!alone_of_ours()) return lat_.mean_ns(len) - wake_->late_ns;
+  // Where others of ours share the core, a spin that starts earlier holds
+  // it while their completions wait: the wake-up aims at the device's mean
+  // latency. Under light demand they seldom want the core then, and a
+  // wake-up behind one of their turns costs the read its latency: the sleep
+  // ends at half the mean, as the kernel's hybrid polling's does.
+  if (!alone_of_ours()) return gov().core_light(cpu_) ? lat_.mean_ns(len) / 2 : lat_.mean_ns(len) - wake_->late_ns;
   // Alone, an early wake-up costs only a longer spin, and a late one every
   // completion that came before it: the wake-up aims a spread before the
   // mean, and at the lateness this queue's own sleeps measured.

@@ -311,4 +311,12 @@ void Governor::set_core_mode(int cpu, int mode) {
   if (cpu >= 0 && cpu < ncpu_) cores_[cpu].mode.store(mode, std::memory_order_relaxed);
 }
 
+bool Governor::core_light(int cpu) const {
+  return cpu >= 0 && cpu < ncpu_ && cores_[cpu].light.load(std::memory_order_relaxed);
+}
+
+void Governor::set_core_light(int cpu, bool light) {
+  if (cpu >= 0 && cpu < ncpu_) cores_[cpu].light.store(light, std::memory_order_relaxed);
+}
+
 }  // namespace hio

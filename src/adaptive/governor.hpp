@@ -118,6 +118,9 @@ class Governor {
   // The leader's mode for the core's next waits (an int of Mode; 0 before any).
   int core_mode(int cpu) const;
   void set_core_mode(int cpu, int mode);
+  // Whether the leader last read light demand there.
+  bool core_light(int cpu) const;
+  void set_core_light(int cpu, bool light);
   // Our adaptive queues' completions on each core, weighed by size: what
   // the lead measures its decision by; and the others' run time there as
   // sampled, summed over every interval, so that a tick reads its own share.
@@ -163,6 +166,7 @@ class Governor {
     std::atomic<uint64_t> spin_since{0};
     Lease lead;  // the one queue of ours that decides
     std::atomic<int> mode{0};
+    std::atomic<bool> light{false};
     std::atomic<uint64_t> done{0}, work_milli{0};
     std::atomic<double> others_sum{0}, span_sum{0};  // over every interval fed (one sampler at a time)
   };

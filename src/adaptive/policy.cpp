@@ -265,8 +265,8 @@ Mode AdaptivePolicy::best(const Signals& sig, std::array<double, kModes>& obj) c
   // A light demand has its rate whatever the mode, so the mode is chosen by
   // its cost, where the queue is alone on its core: with several of ours,
   // one spinning holds the core while the others' completions wait, and the
-  // mode moves the rate they reach.
-  bool light = level(sig) == 0 && sig.ours <= 1 && sig.wait_share < p_.light_wait_share && poll.known;
+  // mode moves the rate they reach (cheapest_of_rivals).
+  bool light = light_demand(sig) && poll.known;
   for (int i = 0; i < kModes; i++) {
     Mode m = Mode(i);
     const ModeCost& c = t.cost[size_t(i)];
@@ -276,22 +276,44 @@ Mode AdaptivePolicy::best(const Signals& sig, std::array<double, kModes>& obj) c
       obj[size_t(i)] = m == Mode::poll ? 1 : 0;
     } else if ((!c.known && !(m == Mode::poll && predicts_poll(sig))) || (m == Mode::hybrid && !sig.hybrid_viable)) {
       obj[size_t(i)] = 0;
-    } else if (light) {
-      // Nobody else wants the CPU and the queue is mostly idle: keep
-      // polling's latency (within the slack) for the least CPU. The mode in
-      // use keeps its place up to the switch gain beyond the slack, so that
-      // a few slow completions do not throw it out.
-      double slack = p_.light_lat_slack * (m == cur_ ? p_.switch_gain : 1.0);
-      obj[size_t(i)] = c.lat_ns <= slack * poll.lat_ns && c.cpu_ns > 0 ? poll.cpu_ns / c.cpu_ns : 0;
+    } else if (light && sig.ours <= 1) {
+      obj[size_t(i)] = light_score(t, m);
     } else {
       obj[size_t(i)] = score(m, sig);
     }
   }
+  if (light && sig.ours > 1 && sig.objective == Objective::shared) cheapest_of_rivals(t, obj);
   // Ties go to the mode in use, then to poll (the fastest alone).
   Mode b = cur_;
   for (Mode m : {Mode::poll, Mode::interrupt, Mode::hybrid})
     if (obj[size_t(int(m))] > obj[size_t(int(b))]) b = m;
   return b;
+}
+
+double AdaptivePolicy::light_score(const Table& t, Mode m) const {
+  // Nobody else wants the CPU and the queue is mostly idle: keep polling's
+  // latency (within the slack) for the least CPU. The mode in use keeps its
+  // place up to the switch gain beyond the slack, so that a few slow
+  // completions do not throw it out.
+  const ModeCost &c = t.cost[size_t(int(m))], &poll = t.cost[size_t(int(Mode::poll))];
+  double slack = p_.light_lat_slack * (m == cur_ ? p_.switch_gain : 1.0);
+  return c.lat_ns <= slack * poll.lat_ns && c.cpu_ns > 0 ? poll.cpu_ns / c.cpu_ns : 0;
+}
+
+void AdaptivePolicy::cheapest_of_rivals(const Table& t, std::array<double, kModes>& obj) const {
+  // Where several of ours share the core, a light demand's rate can still
+  // move with the mode: only the modes within the switch gain of the best
+  // score are ranked by their cost (under `shared`: under `own` the CPU left
+  // is nobody's gain).
+  double top = *std::max_element(obj.begin(), obj.end());
+  std::array<double, kModes> cheap{};
+  bool any = false;
+  for (int i = 0; i < kModes; i++) {
+    if (obj[size_t(i)] <= 0 || obj[size_t(i)] * p_.switch_gain < top) continue;
+    cheap[size_t(i)] = light_score(t, Mode(i));
+    any = any || cheap[size_t(i)] > 0;
+  }
+  if (any) obj = cheap;
 }
 
 bool AdaptivePolicy::alone_polls(const Signals& sig) const {
@@ -397,6 +419,7 @@ Decision AdaptivePolicy::on_tick(uint64_t now, Mode ran, const TickSample& s, co
   Mode pr = next_probe(now, sig, d.score);
   d.mode = pr;
   d.probe = pr != cur_;
+  d.light = light_demand(sig);
   probes_ += d.probe;
   return d;
 }
@@ -408,11 +431,12 @@ Decision AdaptivePolicy::on_tick(uint64_t now, Mode ran, const TickSample& s, co
 
 const std::vector<PolicyKnob>& policy_knobs() {
   static const std::vector<PolicyKnob> knobs = {
-      HIO_KNOB(tick_ns),          HIO_KNOB(probe_tick_ns),   HIO_KNOB(settle_ns),       HIO_KNOB(arrival_ns),
-      HIO_KNOB(light_wait_share), HIO_KNOB(light_lat_slack), HIO_KNOB(switch_gain),     HIO_KNOB(probe_min_ns),
-      HIO_KNOB(probe_max_ns),     HIO_KNOB(probe_rise),      HIO_KNOB(far_behind),      HIO_KNOB(hidden_wake_share),
-      HIO_KNOB(hidden_wake_cap),  HIO_KNOB(level_hold_ns),   HIO_KNOB(level_full_idle), HIO_KNOB(pause_share),
-      HIO_KNOB(memory_ns),        HIO_KNOB(slow_spell),      HIO_KNOB(recheck_weight),  HIO_KNOB(spin_lease_wakes),
+      HIO_KNOB(tick_ns),           HIO_KNOB(probe_tick_ns),   HIO_KNOB(settle_ns),        HIO_KNOB(arrival_ns),
+      HIO_KNOB(light_wait_share),  HIO_KNOB(light_lat_slack), HIO_KNOB(light_idle_share), HIO_KNOB(switch_gain),
+      HIO_KNOB(probe_min_ns),      HIO_KNOB(probe_max_ns),    HIO_KNOB(probe_rise),       HIO_KNOB(far_behind),
+      HIO_KNOB(hidden_wake_share), HIO_KNOB(hidden_wake_cap), HIO_KNOB(level_hold_ns),    HIO_KNOB(level_full_idle),
+      HIO_KNOB(pause_share),       HIO_KNOB(memory_ns),       HIO_KNOB(slow_spell),       HIO_KNOB(recheck_weight),
+      HIO_KNOB(spin_lease_wakes),
   };
   return knobs;
 }

@@ -90,7 +90,9 @@ struct PolicyParams {
   uint64_t arrival_ns = 10'000'000;    // a level reached this recently is a change, not a steady level;
                                        // below heavy, it is not probed yet
   double light_wait_share = 0.5;       // waiting less than this: light demand
-  double light_lat_slack = 1.15;       // light demand may cost this much latency
+  double light_lat_slack = 1.10;       // light demand may cost this much latency
+  double light_idle_share = 0.5;       // under light demand, a core idle this share of the window: the others
+                                       // of ours seldom want it when a wait ends
   double switch_gain = 1.03;           // a switch must promise this much more score
   uint64_t probe_min_ns = 50'000'000;  // probe interval at first
   uint64_t probe_max_ns = 2'000'000'000;  // and at most, once things are steady
@@ -129,6 +131,7 @@ struct Decision {
   Mode mode = Mode::poll;              // for the next tick
   bool probe = false;                  // a short visit to another mode, to measure it
   bool learned = false;                // the tick that ended was measured into its level's table
+  bool light = false;                  // light demand (AdaptivePolicy::light_demand)
   std::array<double, kModes> score{};  // predicted progress under the objective (0: unknown)
 };
 
@@ -231,8 +234,13 @@ class AdaptivePolicy {
   static void learn_others(const Signals& sig, double w, ModeCost& c);
   void borrow(uint64_t now, int level);
   Mode best(const Signals& sig, std::array<double, kModes>& score) const;
+  // A light demand's score of m: polling's CPU over m's, within the latency slack (else 0).
+  double light_score(const Table& t, Mode m) const;
+  void cheapest_of_rivals(const Table& t, std::array<double, kModes>& score) const;
   Mode next_probe(uint64_t now, const Signals& sig, const std::array<double, kModes>& score);
   bool alone_polls(const Signals& sig) const;
+  // Nobody else wants the core and the queue is mostly not waiting.
+  bool light_demand(const Signals& sig) const { return level(sig) == 0 && sig.wait_share < p_.light_wait_share; }
   // What the others want of the core, from what each mode measured at a level.
   double wanted(const Table& t) const;
   // Whether polling's score at this level is predicted rather than measured.

@@ -375,6 +375,58 @@ TEST(Adaptive, AHybridSleepEndsByTheMeanLatency) {
   EXPECT_EQ(second.begin_wait(now_ns()), Mode::hybrid) << "denied the spin lease, it did not sleep by hybrid";
 }
 
+// Under light demand the others of ours seldom want the core when a wait
+// ends, so a spin that starts early costs them little while a wake-up
+// behind their turn costs the read its latency: the sleep ends at half the
+// mean, as the kernel's hybrid polling does.
+TEST(Adaptive, UnderLightDemandAHybridSleepBesideOthersOfOursEndsAtHalfTheMean) {
+  hio::test::PinnedSignals on_core0(0);
+  Governor g(2, on_core0, false);
+  g.set_ours(0, 2);
+  Adaptive q({}, &g);
+  q.begin_wait(now_ns());
+  for (int i = 0; i < 400; i++) q.completed(4096, 80'000);
+  const double late = on_core0.wake_cost().late_ns;
+  auto sleep = [&q] {
+    uint64_t t = now_ns();
+    return double(q.hybrid_sleep_ns(WaitHint{t, 4096}, t));
+  };
+  EXPECT_NEAR(sleep(), std::max(0.0, 80'000 - late), 2'000);
+  g.set_core_light(0, true);
+  EXPECT_NEAR(sleep(), 40'000, 2'000);
+  g.set_ours(0, 1);
+  EXPECT_NEAR(sleep(), std::max(0.0, 80'000 - late), 2'000) << "alone of ours, light demand halved the sleep";
+}
+
+// The lead reads light demand for its core where it waited little at the
+// quiet level and the core stood idle at least half the time: a core kept
+// busy by our own threads' work between their reads is not light.
+TEST(Adaptive, TheLeadReadsLightDemandOnlyOnACoreThatStandsIdle) {
+  auto light_after = [](double busy) {
+    hio::test::ScriptedSignals src;
+    Governor g(1, src, false);
+    g.set_ours(0, 2);
+    Adaptive lead({}, &g);
+    constexpr uint64_t us = 1000;
+    uint64_t t = 1'000'000;
+    src.now = t;
+    for (int i = 0; i < 2000; i++) {  // 200 ms of 20 us waits every 100 us
+      lead.begin_wait(t);
+      t += 20 * us;
+      src.now = t;
+      lead.completed(4096, 20 * us);
+      lead.end_wait(20 * us, t, false);
+      t += 80 * us;  // our threads' work, or the core idle
+      src.now = t;
+      src.cpu_ns += 20 * us;
+      if (i % 10 == 9) g.feed(0, interval(busy, busy));  // each ms: busy with ours alone
+    }
+    return g.core_light(0);
+  };
+  EXPECT_TRUE(light_after(0.4));
+  EXPECT_FALSE(light_after(0.8)) << "our own threads' work read as light demand";
+}
+
 // A hybrid wait learns the device's latency too: where several of ours
 // share a core, the poller's completions wait behind the others' wake-ups
 // and overstate it. A completion the wait spun for after its sleep is the
