@@ -94,11 +94,15 @@ Mode Adaptive::begin_wait(uint64_t now) {
   } else {
     uint64_t age = since_tick_start(now);
     const PolicyParams& p = policy_.params();
-    uint64_t tick = last_.probe ? p.probe_tick_ns : p.tick_ns;
     // A neighbour that arrives or leaves ends the tick once the level has
     // moved (LevelHold): the level it leads to has its own table of what
     // each mode costs. Such a tick straddles the change, so it teaches nothing.
     NeighbourView seen = g.neighbours(cpu_);
+    // A probe lasts as long as its mode must run to be judged: beside a
+    // heavy neighbour in bursts shorter than a probe, a longer one would
+    // end unmeasured at every burst's end.
+    bool one_tick = one_tick_decides(tick_level_, objective_.load(std::memory_order_relaxed), seen.ours);
+    uint64_t tick = last_.probe && !one_tick ? p.probe_tick_ns : p.tick_ns;
     bool moved = update_level(now, seen) != tick_level_ && age >= p.tick_ns / 4;
     if (moved)
       end_tick(now, seen, false);

@@ -396,13 +396,11 @@ Decision AdaptivePolicy::on_tick(uint64_t now, Mode ran, const TickSample& s, co
     // but not yet measured at this level is measured by the ticks that
     // come: compare once they span a probe's length, as the probe that
     // measured the rival did: one tick may fall in a neighbour's slice.
-    // Beside a heavy neighbour one tick says enough, and a burst's arrival
-    // is met at once, except for a lone queue under `own`: its first ticks
-    // in a new mode are held off by the scheduler's memory of the last one,
-    // and only its own rate counts.
+    // Beside a heavy neighbour one tick says enough (one_tick_decides), and
+    // a burst's arrival is met at once.
     bool alone = alone_polls(sig);
     const ModeCost& cc_now = here.cost[size_t(int(cur_))];
-    bool one_tick = level == kLevels - 1 && (sig.objective == Objective::shared || sig.ours > 1);
+    bool one_tick = one_tick_decides(level, sig.objective, sig.ours);
     bool cur_known = cc_now.known && (cc_now.span_ns >= double(p_.probe_tick_ns) || one_tick);
     bool ahead = alone || (cur_known && cand_obj >= p_.switch_gain * now_obj);
     // At a steady level a lead that rests on one probe may have fallen in a

@@ -141,6 +141,14 @@ constexpr int kLevels = 4;
 constexpr double kLevelEdges[kLevels - 1] = {0.05, 0.15, 0.3};
 int contention_level(double contention);
 
+// Beside a heavy neighbour one tick says enough of a mode: it runs in the
+// neighbour's slices whatever their phase. Not for a lone queue under
+// `own`, whose first ticks in a mode are held off by the scheduler's memory
+// of the last one, and where only its own rate counts.
+inline bool one_tick_decides(int level, Objective objective, int ours) {
+  return level == kLevels - 1 && (objective == Objective::shared || ours > 1);
+}
+
 // How the queue itself waited while the governor's window was read: its own
 // mode moves what the others are seen to use.
 enum class Waiting {

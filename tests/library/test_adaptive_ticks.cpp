@@ -20,9 +20,9 @@ using namespace hio;
 
 namespace {
 
-// Each tick's completions per millisecond of its wall time, from a tick log.
-std::vector<double> tick_rates(std::FILE* log) {
-  std::vector<double> out;
+// A tick log's lines, split into their fields.
+std::vector<std::vector<std::string>> tick_lines(std::FILE* log) {
+  std::vector<std::vector<std::string>> out;
   std::fflush(log);
   std::rewind(log);
   char line[512];
@@ -35,10 +35,30 @@ std::vector<double> tick_rates(std::FILE* log) {
     std::vector<std::string> f;
     std::stringstream ss(line);
     for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+    out.push_back(f);
+  }
+  return out;
+}
+
+// Each tick's completions per millisecond of its wall time, from a tick log.
+std::vector<double> tick_rates(std::FILE* log) {
+  std::vector<double> out;
+  for (const auto& f : tick_lines(log)) {
     double completions = std::stod(f.at(9)), wall_us = std::stod(f.at(10));
     out.push_back(wall_us > 0 ? completions / wall_us * 1000 : 0);
   }
   return out;
+}
+
+// A millisecond beside a CPU-bound neighbour: it takes half the core beside
+// our spinner, and all but our sleeper's wake-ups beside a sleeper.
+CoreInterval interval_of(bool spun) {
+  CoreInterval in;
+  in.dt_ns = 1'000'000;
+  in.busy_ns = 1'000'000;
+  in.own_ns = spun ? 500'000 : 100'000;
+  in.own_spinning = spun;
+  return in;
 }
 
 }  // namespace
@@ -82,4 +102,42 @@ TEST(AdaptiveTicks, APreemptionBeforeTheCountKeepsATicksCompletionsWithTheirTime
   ASSERT_GE(rates.size(), 20u);
   for (size_t i = 0; i < rates.size(); i++)
     EXPECT_NEAR(rates[i], 100, 20) << "tick " << i << " measured " << rates[i] << " completions a millisecond";
+}
+
+// Beside a heavy neighbour one tick says enough of a mode (AdaptivePolicy
+// switches on it), and a neighbour in bursts shorter than a probe's 8 ms
+// would end every probe unmeasured: there a probe lasts one tick. A lone
+// queue under `own` still judges a mode over a probe's length.
+TEST(AdaptiveTicks, BesideAHeavyNeighbourAProbeLastsOneTick) {
+  auto probe_walls_us = [](hio_objective objective) {
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::tmpfile(), std::fclose);
+    TickLog log(file.get(), 0);
+    hio::test::ScriptedSignals src(&log);
+    Governor g(1, src, false);
+    Adaptive q({}, &g);
+    q.set_objective(objective);
+    constexpr uint64_t us = 1000;
+    uint64_t t = 1'000'000;
+    src.now = t;
+    for (int i = 0; i < 4000; i++) {  // 400 ms of 100 us waits
+      bool spun = q.begin_wait(t) == Mode::poll;
+      t += 100 * us;
+      src.now = t;
+      src.cpu_ns += spun ? 50 * us : 10 * us;
+      q.completed(4096, 90 * us);
+      q.end_wait(90 * us, t, !spun);
+      if (i % 10 == 9) g.feed(0, interval_of(spun));  // the neighbour takes what the queue leaves
+    }
+    std::vector<double> walls;
+    auto lines = tick_lines(file.get());
+    for (size_t i = 1; i < lines.size(); i++)
+      if (std::stoi(lines[i - 1].at(17)) == 1) walls.push_back(std::stod(lines[i].at(10)));
+    return walls;
+  };
+  auto shared = probe_walls_us(HIO_OBJECTIVE_SHARED);
+  ASSERT_FALSE(shared.empty()) << "no probe beside the neighbour";
+  for (double w : shared) EXPECT_LT(w, 2'600) << "a probe beside a heavy neighbour ran past one tick";
+  auto own = probe_walls_us(HIO_OBJECTIVE_OWN);
+  ASSERT_FALSE(own.empty());
+  for (double w : own) EXPECT_GT(w, 7'500) << "a lone queue under own judged a probe in one tick";
 }
