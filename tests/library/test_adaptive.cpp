@@ -1232,11 +1232,12 @@ TEST(AdaptivePolicy, WithSeveralOfOursALightDemandAtOneRateTakesTheCheapestModeT
   EXPECT_EQ(settled_with_ours(2, light, tick), Mode::hybrid);
   EXPECT_EQ(settled_with_ours(4, light, tick), Mode::hybrid);
   Signals busy = sig(0.0, /*wait_share=*/0.9);
-  EXPECT_EQ(settled_with_ours(2, busy, [&tick](Mode m) {
-              TickSample s = tick(m);
-              s.wait_ns = kProbeTick * 9 / 10;
-              return s;
-            }),
+  EXPECT_EQ(settled_with_ours(2, busy,
+                              [&tick](Mode m) {
+                                TickSample s = tick(m);
+                                s.wait_ns = kProbeTick * 9 / 10;
+                                return s;
+                              }),
             Mode::poll)
       << "not light: the rate decides, and the mode in use keeps its place";
 }
