@@ -1,12 +1,24 @@
 // SPDX-License-Identifier: MIT
 // One thread of ours on core 0, which is never idle, with its clocks set by
 // the test: a governor or an adaptive queue driven through exact times,
-// including a preemption between two reads.
+// including a preemption between two reads; and the core's intervals a test
+// feeds its governor.
 #pragma once
+#include "adaptive/governor.hpp"
 #include "adaptive/signal_source.hpp"
 #include "adaptive/tick_log.hpp"
 
 namespace hio::test {
+
+// 1 ms on a core: busy `busy` of it, our threads `own` of it (shares of the interval).
+inline CoreInterval interval(double busy, double own, bool spinning = false) {
+  CoreInterval in;
+  in.dt_ns = 1e6;
+  in.busy_ns = busy * 1e6;
+  in.own_ns = own * 1e6;
+  in.own_spinning = spinning;
+  return in;
+}
 
 class ScriptedSignals final : public SignalSource {
  public:

@@ -50,17 +50,6 @@ std::vector<double> tick_rates(std::FILE* log) {
   return out;
 }
 
-// A millisecond beside a CPU-bound neighbour: it takes half the core beside
-// our spinner, and all but our sleeper's wake-ups beside a sleeper.
-CoreInterval interval_of(bool spun) {
-  CoreInterval in;
-  in.dt_ns = 1'000'000;
-  in.busy_ns = 1'000'000;
-  in.own_ns = spun ? 500'000 : 100'000;
-  in.own_spinning = spun;
-  return in;
-}
-
 }  // namespace
 
 // Four of ours spin in turns on one core: the leader runs 2 ms, completing
@@ -126,7 +115,9 @@ TEST(AdaptiveTicks, BesideAHeavyNeighbourAProbeLastsOneTick) {
       src.cpu_ns += spun ? 50 * us : 10 * us;
       q.completed(4096, 90 * us);
       q.end_wait(90 * us, t, !spun);
-      if (i % 10 == 9) g.feed(0, interval_of(spun));  // the neighbour takes what the queue leaves
+      // Each ms the CPU-bound neighbour takes half the core beside our
+      // spinner, and all but our sleeper's wake-ups beside a sleeper.
+      if (i % 10 == 9) g.feed(0, hio::test::interval(1.0, spun ? 0.5 : 0.1, spun));
     }
     std::vector<double> walls;
     auto lines = tick_lines(file.get());

@@ -94,17 +94,8 @@ TEST(CoreLoad, SourceNames) {
 
 namespace {
 
-constexpr double kMs = 1e6;
+using hio::test::interval;
 
-// 1 ms on a core: busy `busy` of it, our threads `own` of it (shares of the interval).
-CoreInterval interval(double busy, double own, bool spinning = false) {
-  CoreInterval in;
-  in.dt_ns = kMs;
-  in.busy_ns = busy * kMs;
-  in.own_ns = own * kMs;
-  in.own_spinning = spinning;
-  return in;
-}
 // Our sleeper alone: the core busy only while it runs.
 CoreInterval alone() { return interval(0.3, 0.3); }
 // A neighbour arrives and takes the whole core (busy - own = dt).
