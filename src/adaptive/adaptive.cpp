@@ -153,8 +153,12 @@ void Adaptive::end_tick(uint64_t now, const NeighbourView& seen, bool learn) {
   // A queue reaped from several threads ends ticks on different threads,
   // whose CPU clocks do not continue each other's (docs/adaptive.md, Limits).
   tick_.cpu_ns = cpu > tick_cpu_ ? cpu - tick_cpu_ : 0;
-  // A spinner waits to run exactly while the others run.
+  // A spinner waits to run exactly while the others run. Alone of ours,
+  // that is the tick's time its CPU clock did not count: a tick that fell
+  // in a neighbour's slice ran far less than the window's share says.
   tick_.delay_share = ran_ == Mode::poll ? seen_.others : 0;
+  if (ran_ == Mode::poll && seen_.ours <= 1 && tick_.cpu_ns > 0 && tick_.cpu_ns <= tick_.wall_ns)
+    tick_.delay_share = 1.0 - double(tick_.cpu_ns) / double(tick_.wall_ns);
   sleeps_per_s_ = tick_.wall_ns ? double(tick_.sleeps) * 1e9 / double(tick_.wall_ns) : 0;
   Signals sig;
   sig.contention = seen_.others;

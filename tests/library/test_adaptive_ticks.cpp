@@ -132,3 +132,34 @@ TEST(AdaptiveTicks, BesideAHeavyNeighbourAProbeLastsOneTick) {
   ASSERT_FALSE(own.empty());
   for (double w : own) EXPECT_GT(w, 7'500) << "a lone queue under own judged a probe in one tick";
 }
+
+// A lone queue beside a CPU-bound neighbour that takes half the core in
+// every mode (the application computes between its reads, as RocksDB's
+// does). Polling alone completes a read per 10 us it runs, and here runs
+// half the time: 50K a second, interrupts 20K. Its first 10 ms of
+// polling fall in the neighbour's slices: it runs a tenth of the time
+// (its CPU clock says so) while the window still reads half. Corrected by
+// the window, polling's rate alone reads 20K, interrupts look as fast, and
+// polling, then predicted rather than probed, is never tried again.
+// Corrected by the spinner's own clock it reads 100K, and the queue polls.
+TEST(AdaptiveTicks, ASpinnersTimeOffTheCoreIsReadFromItsOwnClock) {
+  hio::test::ScriptedSignals src;
+  Governor g(1, src, false);
+  Adaptive q({}, &g);
+  constexpr uint64_t us = 1000;
+  uint64_t t = 1'000'000;
+  src.now = t;
+  int spun_waits = 0;
+  for (int i = 0; i < 4000; i++) {  // 400 ms of 100 us waits
+    bool spun = q.begin_wait(t) == Mode::poll;
+    bool in_slice = spun && spun_waits++ < 100;
+    t += 100 * us;
+    src.now = t;
+    src.cpu_ns += spun ? (in_slice ? 10 : 50) * us : 10 * us;
+    int reads = spun ? (in_slice ? 1 : 5) : 2;
+    for (int r = 0; r < reads; r++) q.completed(4096, 90 * us);
+    q.end_wait(90 * us, t, !spun);
+    if (i % 10 == 9) g.feed(0, hio::test::interval(1.0, 0.5, spun));
+  }
+  EXPECT_EQ(q.settled(), Mode::poll);
+}
