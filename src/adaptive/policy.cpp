@@ -254,7 +254,11 @@ double AdaptivePolicy::score(Mode m, const Signals& sig) const {
   // which the core's busy time counts as theirs; the same estimate, and
   // the same cap, as the level's. What they want is wanted(t).
   double want = wanted(t);
-  double got = others_without_our_wakeups(c.others, c.iops * c.sleeps, sig.wake_cpu_ns, p_);
+  // A wake-up never interrupts the thread it wakes, which sleeps; where
+  // several of ours share the core, it lands on another of them running as
+  // often as they run, and is then charged to that one's clock.
+  double ours_running = sig.ours > 1 ? std::min(1.0, c.iops * c.cpu_ns / 1e9) * (sig.ours - 1) / sig.ours : 0;
+  double got = others_without_our_wakeups(c.others, c.iops * c.sleeps * (1 - ours_running), sig.wake_cpu_ns, p_);
   double theirs = want > 0 ? std::clamp(got / want, 0.0, 1.0) : 1.0;
   return ours + theirs;
 }
