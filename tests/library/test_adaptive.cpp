@@ -365,7 +365,7 @@ TEST(AdaptivePolicy, OurWakeUpsNeverHideTheNeighbourInTheScore) {
 // leave it more than polling does, and the lead settles on them. Counting
 // every wake-up as hidden in the neighbour's reading took away half of it
 // and kept the queue polling (hio-sim, bare-metal wake-ups on this
-// machine's disk: 0.77 of interrupts' score).
+// machine's disk: 0.76 of interrupts' score).
 TEST(AdaptivePolicy, OurWakeUpsOnAnotherOfOursAreNotHiddenInTheNeighbour) {
   const int ours = 4;
   auto sample = [&](Mode m, uint64_t wall) {
