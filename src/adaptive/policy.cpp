@@ -147,6 +147,7 @@ bool AdaptivePolicy::learn(uint64_t now, Mode m, const TickSample& s, const Sign
   const ModeCost& now_cost = t.cost[size_t(int(cur_))];
   bool rival = !now_cost.known || rate >= p_.far_behind * now_cost.iops;
   if (!fresh && m != cur_ && rival && rate > p_.probe_rise * c.iops) t.probe_every[size_t(int(m))] = p_.probe_min_ns;
+  if (m != cur_) t.probed_beside[size_t(int(m))] = now_cost.known ? now_cost.iops : 0;
   c.iops = mix(c.iops, spell(c.iops, rate));
   c.iops_free = mix(c.iops_free, spell(c.iops_free, n / active_s));
   c.cpu_ns = mix(c.cpu_ns, double(s.cpu_ns) / s.own_done());
@@ -358,7 +359,12 @@ Mode AdaptivePolicy::next_probe(uint64_t now, const Signals& sig, const std::arr
     // with its settling would otherwise be probed at each return to it, and
     // keep the queue off its best mode.
     uint64_t last = std::max(t.last_probe[size_t(i)], t.cost[size_t(i)].at_ns);
-    bool due = now - last >= t.probe_every[size_t(i)];
+    // A mode measured beside a rate the mode in use has since left (the
+    // application's start, a phase) was measured in another situation: it is
+    // due at the shortest interval.
+    double beside = t.probed_beside[size_t(i)], rate = t.cost[size_t(int(cur_))].iops;
+    bool moved = known && beside > 0 && (rate > p_.probe_rise * beside || rate * p_.probe_rise < beside);
+    bool due = now - last >= (moved ? p_.probe_min_ns : t.probe_every[size_t(i)]);
     uint64_t overdue = !known ? UINT64_MAX : now - last;
     if (due && overdue >= most_overdue) {
       pick = m;
@@ -370,11 +376,13 @@ Mode AdaptivePolicy::next_probe(uint64_t now, const Signals& sig, const std::arr
     uint64_t& every = t.probe_every[size_t(int(pick))];
     // A mode far behind is unlikely to overtake soon: look at it less often,
     // from its first measurement here (one borrowed from another level is
-    // not one). A mode still warming up is caught by its probes reading
-    // above its figure (learn).
+    // not one). With several of ours, whose probe moves them all, it waits
+    // the longest interval at once. A mode still warming up is caught by its
+    // probes reading above its figure (learn), or by the mode in use moving.
     const ModeCost& pc = t.cost[size_t(int(pick))];
     bool far = pc.known && !pc.borrowed && score[size_t(int(pick))] < p_.far_behind * score[size_t(int(cur_))];
-    every = std::min(std::max(every * (far ? 4 : 2), p_.probe_min_ns), p_.probe_max_ns);
+    every = far && sig.ours > 1 ? p_.probe_max_ns
+                                : std::min(std::max(every * (far ? 4 : 2), p_.probe_min_ns), p_.probe_max_ns);
   }
   return pick;
 }

@@ -231,6 +231,8 @@ class AdaptivePolicy {
   struct Table {
     std::array<ModeCost, kModes> cost{};
     std::array<uint64_t, kModes> probe_every{}, last_probe{};
+    // The rate of the mode in use when each mode's last probe was measured.
+    std::array<double, kModes> probed_beside{};
   };
   // Whether the tick was measured into t.
   bool learn(uint64_t now, Mode m, const TickSample& s, const Signals& sig, Table& t);

@@ -463,11 +463,12 @@ namespace {
 // those before `until`). rate(mode, k) is a tick's rate, k counting the
 // ticks in interrupts. It stays on poll throughout.
 template <class Rate>
-std::vector<uint64_t> interrupt_probes(size_t n, uint64_t until, Rate rate) {
+std::vector<uint64_t> interrupt_probes(size_t n, uint64_t until, Rate rate, int ours = 1) {
   AdaptivePolicy p;
   Signals s = sig(0.6);
   s.objective = Objective::own;
   s.hybrid_viable = false;
+  s.ours = ours;
   uint64_t now = 0;
   Mode mode = Mode::poll;
   bool probing = false;
@@ -496,6 +497,45 @@ TEST(AdaptivePolicy, AModeFarBehindBacksOffFourfoldFromItsFirstProbe) {
   ASSERT_EQ(probes.size(), 4u);
   for (size_t i = 2; i < probes.size(); i++)
     EXPECT_GE(probes[i] - probes[i - 1], 3 * (probes[i - 1] - probes[i - 2])) << "probe " << i;
+}
+
+// With several of ours on the core a probe moves all of them, and a mode
+// far behind waits the longest interval from its first measurement (four
+// of ours polling alone spent 5% of a 1 s run in probes of interrupts at
+// half polling's rate). A mode within reach still doubles from 50 ms.
+TEST(AdaptivePolicy, WithSeveralOfOursAModeFarBehindWaitsTheLongestInterval) {
+  const int ours = 2;
+  auto far = interrupt_probes(
+      3, 10'000'000'000, [](Mode m, int) { return m == Mode::poll ? 10000.0 : 2500.0; }, ours);
+  ASSERT_EQ(far.size(), 3u);
+  EXPECT_LT(far[1] - far[0], kParams.probe_max_ns / 4) << "the first measurement is checked once soon";
+  EXPECT_GE(far[2] - far[1], kParams.probe_max_ns) << "then, far behind, it waits the longest interval";
+  auto near = interrupt_probes(
+      4, 10'000'000'000, [](Mode m, int) { return m == Mode::poll ? 10000.0 : 9000.0; }, ours);
+  ASSERT_EQ(near.size(), 4u);
+  EXPECT_LT(near[3] - near[2], kParams.probe_max_ns / 4) << "a mode within reach backs off by doubling";
+}
+
+// A mode's probe is compared with the mode in use at the time: once that
+// mode's rate has moved past probe_rise, the far mode is measured again at
+// the shortest interval. RocksDB's start beside a full core on the disk:
+// interrupts' first probes read 2.0K reads/s beside polling at 3.1K, and
+// were not probed again until polling had risen to 3.8K, 1 s later. A mode
+// in use that holds its rate leaves the far mode on its interval.
+TEST(AdaptivePolicy, AModeFarBehindIsProbedAgainOnceTheModeInUseHasMoved) {
+  auto second_gap = [](bool rises) {
+    auto probes = interrupt_probes(
+        3, 10'000'000'000,
+        [rises](Mode m, int k) {
+          if (m == Mode::interrupt) return k < 2 ? 2500.0 : 9000.0;
+          return rises && k >= 2 ? 10000.0 : 4000.0;
+        },
+        2);
+    EXPECT_EQ(probes.size(), 3u);
+    return probes.size() == 3 ? probes[2] - probes[1] : 0;
+  };
+  EXPECT_LT(second_gap(true), kParams.probe_max_ns / 4) << "polling rose 2.5x since";
+  EXPECT_GE(second_gap(false), kParams.probe_max_ns) << "polling held its rate";
 }
 
 // A probe that read more than a quarter above its mode's figure, near
