@@ -521,7 +521,9 @@ TEST(AdaptivePolicy, WithSeveralOfOursAModeFarBehindWaitsTheLongestInterval) {
 // the shortest interval. RocksDB's start beside a full core on the disk:
 // interrupts' first probes read 2.0K reads/s beside polling at 3.1K, and
 // were not probed again until polling had risen to 3.8K, 1 s later. A mode
-// in use that holds its rate leaves the far mode on its interval.
+// in use that holds its rate leaves the far mode on its interval. Two of
+// ours, so that the interval left is the longest one: the rule is the same
+// for a lone queue.
 TEST(AdaptivePolicy, AModeFarBehindIsProbedAgainOnceTheModeInUseHasMoved) {
   auto second_gap = [](bool rises) {
     auto probes = interrupt_probes(
