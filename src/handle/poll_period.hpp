@@ -20,7 +20,7 @@ class PollPeriodTuner {
   static constexpr uint64_t kWindowNs = 20'000'000;  // one measurement
   static constexpr int kSamples = 3;                 // windows per judgement
   static constexpr double kKeep = 0.96;              // a step must keep this share of the best rate
-  static constexpr int kHoldRounds = 8;              // after a step back: ~500 ms before climbing again
+  static constexpr int kHoldRounds = 16;             // after a step back: ~1 s before climbing again
   static constexpr double kContended = 0.3;          // contention above which spinning is off
 
   struct Window {

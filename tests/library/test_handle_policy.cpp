@@ -123,6 +123,23 @@ TEST(PollPeriod, RetriesAfterHolding) {
   EXPECT_EQ(p, 100'000u);
 }
 
+TEST(PollPeriod, RetriesALosingStepAboutOnceASecond) {
+  // A spin is best and every sleep loses half: each retry of the step above
+  // costs a judgement at half the rate, so it comes about once a second.
+  PollPeriodTuner t;
+  auto rate = [](uint64_t p) { return p == 0 ? 200000.0 : 100000.0; };
+  uint64_t p = t.next(win(100000, 200'000));
+  std::vector<int> retries;  // the windows at which a sleep began
+  for (int i = 0; i < 1000; i++) {
+    uint64_t q = t.next(win(rate(p), 200'000 + double(p) / 2));
+    if (p == 0 && q > 0) retries.push_back(i);
+    p = q;
+  }
+  ASSERT_GE(retries.size(), 4u);  // it does retry: 1000 windows are 20 s
+  for (size_t k = 2; k < retries.size(); k++)
+    EXPECT_GE(double(retries[k] - retries[k - 1]) * double(PollPeriodTuner::kWindowNs), 0.9e9) << "retry " << k;
+}
+
 TEST(PollPeriod, SettlesDespiteNoisyWindows) {
   // Each window's rate moves by up to 8% around the model's.
   std::mt19937 rng(7);
