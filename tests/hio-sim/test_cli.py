@@ -131,6 +131,9 @@ def test_quick_periods_judge_auto_against_every_fixed_period(sim, tmp_path):
         # A spin costs the completion thread more CPU than the ladder's longest sleep.
         assert fixed[0]["cpu_cores"] > fixed[-1]["cpu_cores"] > 0
     assert out["summary"]["met"] == sum(c["met"] for c in cells)
+    # The quick grid keeps the completion thread on a core of its own.
+    assert {c["reaper"] for c in cells} == {"apart"}
+    assert out["summary"]["by_reaper"] == {"apart": {"cells": 4, "met": out["summary"]["met"]}}
     assert out["summary"]["missed"] == [c["name"] for c in cells if not c["met"]]
     assert f"in {out['summary']['met']} of 4 cells" in p.stdout
 

@@ -135,6 +135,24 @@ TEST(Reaper, TheLibrarysTunerSetsThePeriod) {
   EXPECT_NEAR(slow.reaper_period_ns, 200'000, 1) << "a fixed period is kept";
 }
 
+// Beside our thread and a CPU-bound neighbour, a spinning completion thread
+// shares their core: the scheduler gives it less of the core than a core of
+// its own, and our reads wait for it.
+TEST(Reaper, BesideOurThreadsItSharesTheirCore) {
+  Profile p = test::profile();
+  auto with = [&](bool beside) {
+    Scenario s = scenario("pcie4", "reaper", "busy");
+    s.io.depth = 8;
+    s.reaper_period_ns = 0;
+    s.reaper_beside = beside;
+    return run(s, p);
+  };
+  Result apart = with(false), beside = with(true);
+  EXPECT_GT(apart.reaper_cores, 0.4);
+  EXPECT_LT(beside.reaper_cores, 0.8 * apart.reaper_cores);
+  EXPECT_LT(beside.iops, 0.8 * apart.iops);
+}
+
 TEST(Scenario, IsAFunctionOfItsSeed) {
   Profile p = test::profile();
   Scenario s = scenario("disk", "adaptive", "random:20");

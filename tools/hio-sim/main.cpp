@@ -165,7 +165,8 @@ Command add_periods(CLI::App& app, const std::string& data) {
   CLI::App* pe = app.add_subcommand(
       "periods", "the completion thread's automatic poll period against every fixed period of its ladder");
   pe->add_option("--out", pa->out, "where periods.json goes")->required();
-  pe->add_option("--grid", pa->grid, "full (90 cells) or quick (4)")
+  pe->add_option("--grid", pa->grid,
+                 "full (180 cells: the completion thread on a core of its own and beside ours) or quick (4)")
       ->check(CLI::IsMember({"full", "quick"}))
       ->capture_default_str();
   pe->add_option("--seed", pa->seed, "the cells' seed")->capture_default_str();

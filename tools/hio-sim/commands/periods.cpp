@@ -24,14 +24,19 @@ constexpr double kReach = 0.95, kCpu = 1.25;
 struct Cell {
   std::string wake, device, neighbour;
   uint32_t bs = 4096;
-  std::string name() const { return device + "/" + wake + "/" + neighbour + "/" + std::to_string(bs / 1024) + "k"; }
+  bool beside = false;  // the completion thread on our threads' core, beside the neighbour
+  std::string name() const {
+    return device + "/" + wake + "/" + neighbour + "/" + std::to_string(bs / 1024) + "k" + (beside ? "/beside" : "");
+  }
 };
 
 std::vector<Cell> cells_of(const std::string& grid) {
   std::vector<std::string> wakes = {"here", "baremetal"}, devices = {"here-virtio", "pcie3", "pcie4", "optane", "nand"},
                            neighbours = {"none", "steady:25", "steady:100"};
   std::vector<uint32_t> sizes = {4096, 16384, 65536};
+  std::vector<bool> places = {false, true};
   if (grid == "quick") {
+    places = {false};
     wakes = {"here"};
     devices = {"pcie4", "nand"};
     neighbours = {"none", "steady:100"};
@@ -43,7 +48,8 @@ std::vector<Cell> cells_of(const std::string& grid) {
   for (const auto& w : wakes)
     for (const auto& d : devices)
       for (const auto& n : neighbours)
-        for (uint32_t bs : sizes) cells.push_back({w, d, n, bs});
+        for (uint32_t bs : sizes)
+          for (bool beside : places) cells.push_back({w, d, n, bs, beside});
   return cells;
 }
 
@@ -84,6 +90,7 @@ json judge(const Cell& c, const std::vector<std::pair<Time, Result>>& fixed, con
           {"device", c.device},
           {"neighbour", c.neighbour},
           {"bs", c.bs},
+          {"reaper", c.beside ? "beside" : "apart"},
           {"fixed", runs},
           {"auto", a},
           {"best_fixed_us", double(best_period) / 1e3},
@@ -110,6 +117,7 @@ json run_periods(const PeriodsArgs& a) {
     s.io.depth = 16;
     s.io.bs = c.bs;
     s.neighbour = NeighbourSpec::parse(c.neighbour);
+    s.reaper_beside = c.beside;
     s.warmup_ns = 200 * kMs;
     s.seed = a.seed * 1000003 + i;
     std::vector<std::pair<Time, Result>> fixed;
@@ -122,10 +130,15 @@ json run_periods(const PeriodsArgs& a) {
   });
   std::vector<double> iops, cpu;
   json missed = json::array();
+  json by_reaper = json::object();
   for (const json& e : entries) {
     iops.push_back(e["auto_vs_best_iops"]);
     cpu.push_back(e["auto_vs_floor_cpu"]);
     if (!e["met"].get<bool>()) missed.push_back(e["name"]);
+    json& place = by_reaper[e["reaper"].get<std::string>()];
+    if (place.is_null()) place = {{"cells", 0}, {"met", 0}};
+    place["cells"] = place["cells"].get<int>() + 1;
+    place["met"] = place["met"].get<int>() + int(e["met"].get<bool>());
   }
   size_t met = entries.size() - missed.size();
   return {{"seed", a.seed},
@@ -134,6 +147,7 @@ json run_periods(const PeriodsArgs& a) {
           {"summary",
            {{"cells", entries.size()},
             {"met", met},
+            {"by_reaper", by_reaper},
             {"auto_vs_best_iops", summary_of(iops)},
             {"auto_vs_floor_cpu", summary_of(cpu)},
             {"missed", missed}}}};
@@ -149,6 +163,10 @@ int periods(const PeriodsArgs& a) {
       "%.3f, lowest %.3f; CPU over the cheapest: median %.3f\n%s/periods.json\n",
       kReach, kCpu, s["met"].get<size_t>(), s["cells"].get<size_t>(), s["auto_vs_best_iops"]["geomean"].get<double>(),
       s["auto_vs_best_iops"]["min"].get<double>(), s["auto_vs_floor_cpu"]["median"].get<double>(), a.out.c_str());
+  for (const auto& [place, n] : s["by_reaper"].items())
+    std::printf("  completion thread %s: %d of %d cells met\n",
+                place == "beside" ? "beside our threads" : "on its own core", n["met"].get<int>(),
+                n["cells"].get<int>());
   for (const json& e : out["cells"])
     if (!e["met"].get<bool>())
       std::printf(

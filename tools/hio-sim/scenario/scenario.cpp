@@ -122,7 +122,8 @@ void spawn_ours(Machine& m, SimSignals& sig, Governor& gov, const Interface& io,
                 Time bin_ns, Population& pop) {
   if (s.io.wait == Wait::reaper) {
     pop.reaper = std::make_unique<Reaper>(m, sig, gov, io, s.reaper_period_ns);
-    pop.reaper_task = &m.spawn("reaper", p.cores > s.cores ? s.cores : 0, Role::helper, pop.reaper.get());
+    pop.reaper_task =
+        &m.spawn("reaper", !s.reaper_beside && p.cores > s.cores ? s.cores : 0, Role::helper, pop.reaper.get());
     pop.reaper->bind(*pop.reaper_task);
   }
   for (int c = 0; c < s.cores; c++)

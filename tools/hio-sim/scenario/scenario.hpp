@@ -34,8 +34,10 @@ struct Scenario {
   IoSpec io;
   // io.wait == reaper: the completion thread's poll period, ns, as the
   // library's: 0 spins, HIO_POLL_PERIOD_AUTO is its automatic one. It runs
-  // on the next core past ours where the machine has one.
+  // on the next core past ours where the machine has one, or with
+  // reaper_beside on our first core, beside our threads and the neighbour.
   Time reaper_period_ns = HIO_POLL_PERIOD_AUTO;
+  bool reaper_beside = false;
   NeighbourSpec neighbour;
   Time duration_ns = 1'000'000'000;
   Time warmup_ns = 100'000'000;  // not measured: the queue's start and the first ticks
