@@ -13,7 +13,9 @@ constexpr uint64_t kLadder[] = {0,      2'000,   5'000,   10'000,  15'000,  20'0
                                 70'000, 100'000, 150'000, 200'000, 300'000, 500'000, 700'000, 1'000'000};
 constexpr size_t kSteps = sizeof kLadder / sizeof kLadder[0];
 
-bool moved(double now, double ref) { return ref > 0 && (now > 2 * ref || now < ref / 2); }
+bool moved(double now, double ref) {
+  return ref > 0 && (now > PollPeriodTuner::kMoved * ref || now < ref / PollPeriodTuner::kMoved);
+}
 
 // The longest step not past ns (the first if none is).
 size_t step_at(double ns) {
@@ -39,13 +41,13 @@ size_t PollPeriodTuner::cap(const Window& w) const { return step_at(w.mean_lat_n
 // CPU it gives up is the neighbour's.
 size_t PollPeriodTuner::floor(const Window& w) const {
   if (w.contention < kContended) return 0;
-  return std::min(step_at(w.mean_lat_ns / 5), cap(w));
+  return std::min(step_at(w.mean_lat_ns * kFloorShare), cap(w));
 }
 
 // Starts at a quarter of the latency, then looks at the bottom of the
 // ladder before climbing from whichever of the two delivered more.
 void PollPeriodTuner::restart(const Window& w) {
-  step_ = std::clamp(step_at(w.mean_lat_ns / 4), floor(w), std::max(floor(w), cap(w)));
+  step_ = std::clamp(step_at(w.mean_lat_ns * kStartShare), floor(w), std::max(floor(w), cap(w)));
   phase_ = Phase::first;
   best_ = 0;
   nrates_ = 0;

@@ -22,6 +22,9 @@ class PollPeriodTuner {
   static constexpr double kKeep = 0.96;              // a step must keep this share of the best rate
   static constexpr int kHoldRounds = 16;             // after a step back: ~1 s before climbing again
   static constexpr double kContended = 0.3;          // contention above which spinning is off
+  static constexpr double kFloorShare = 0.2;         // of the latency: the shortest sleep beside contention
+  static constexpr double kStartShare = 0.25;        // of the latency: the first step judged
+  static constexpr double kMoved = 2;                // a size or latency this many times over or under restarts
 
   struct Window {
     double completions = 0;
