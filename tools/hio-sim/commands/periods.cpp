@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <stdexcept>
 #include <vector>
 
@@ -130,16 +131,17 @@ json run_periods(const PeriodsArgs& a) {
   });
   std::vector<double> iops, cpu;
   json missed = json::array();
-  json by_reaper = json::object();
+  std::map<std::string, std::pair<int, int>> places;  // cells and cells met, by the completion thread's place
   for (const json& e : entries) {
     iops.push_back(e["auto_vs_best_iops"]);
     cpu.push_back(e["auto_vs_floor_cpu"]);
     if (!e["met"].get<bool>()) missed.push_back(e["name"]);
-    json& place = by_reaper[e["reaper"].get<std::string>()];
-    if (place.is_null()) place = {{"cells", 0}, {"met", 0}};
-    place["cells"] = place["cells"].get<int>() + 1;
-    place["met"] = place["met"].get<int>() + int(e["met"].get<bool>());
+    auto& [n, n_met] = places[e["reaper"].get<std::string>()];
+    n++;
+    n_met += int(e["met"].get<bool>());
   }
+  json by_reaper = json::object();
+  for (const auto& [place, n] : places) by_reaper[place] = {{"cells", n.first}, {"met", n.second}};
   size_t met = entries.size() - missed.size();
   return {{"seed", a.seed},
           {"grid", a.grid},
