@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "hybridio/hio.h"
+#include "hybridio/hio_adaptive.h"
 
 namespace hiotest {
 
@@ -97,18 +98,27 @@ class Queue {
   std::string err_;
 };
 
-// One read on a queue that waits adaptively: the process's governor then
-// samples, and reads our threads' cores from their waits.
+// Reads on a queue that waits adaptively until one has waited: the
+// process's governor then samples, and reads our threads' cores from their
+// waits.
 inline void wait_adaptively_once(hio_engine* e) {
   Queue q(e, 1, strat(HIO_WAIT_ADAPTIVE));
   ASSERT_EQ(q.rc(), 0) << q.err();
   hio_open_opts o{};
   o.struct_size = sizeof o;
   o.size = 1 << 20;
-  int t = hio_queue_open(q, "emu:lat_us=20", &o);
+  int t = hio_queue_open(q, "emu:lat_us=200", &o);
   ASSERT_GE(t, 0) << hio_last_error();
   Buf b = aligned_buf(4096);
-  ASSERT_EQ(hio_read(q, t, b.get(), 4096, 0), 4096) << hio_last_error();
+  // A read already done when the queue first looks never waits, and so never
+  // samples: on a loaded machine that happens, so read until one has waited.
+  hio_adaptive_view v{};
+  v.struct_size = sizeof v;
+  for (int i = 0; i < 100 && v.monitor_samples == 0; i++) {
+    ASSERT_EQ(hio_read(q, t, b.get(), 4096, 0), 4096) << hio_last_error();
+    ASSERT_EQ(hio_queue_adaptive_view_get(q, &v), 0) << hio_last_error();
+  }
+  ASSERT_GT(v.monitor_samples, 0u) << "no adaptive wait sampled in 100 reads";
 }
 
 // A directory on a real file system where O_DIRECT works: $TMPDIR, then
