@@ -87,49 +87,82 @@ uint64_t PollPeriodTuner::next(const Window& in) {
   ref_lat_ = w.mean_lat_ns;
   ref_step_ = step_;
   switch (phase_) {
-    case Phase::first:
-      best_ = rate;
-      start_ = step_;
-      if (step_ > lo) {
-        step_ = lo;
-        phase_ = Phase::down;
-      } else {
-        phase_ = Phase::climb;
-        if (step_ < hi) step_++;
-      }
-      return period_ns();
-    case Phase::down:
-      // The rate need not fall steadily between the two (the lock a shorter
-      // period takes more often): the bottom is compared with the start, not
-      // approached step by step. Clearly better, the climb starts from it;
-      // else from the start again.
-      phase_ = Phase::climb;
-      if (rate > best_ / kKeep) {
-        best_ = rate;
-        if (step_ < hi) step_++;
-      } else {
-        step_ = start_;
-      }
-      return period_ns();
-    case Phase::climb: break;
+    case Phase::first: first(rate, lo, hi); break;
+    case Phase::down: down(rate, lo, hi); break;
+    case Phase::below: below(rate, lo); break;
+    case Phase::climb: climb(rate, lo, hi); break;
   }
+  return period_ns();
+}
+
+void PollPeriodTuner::first(double rate, size_t lo, size_t hi) {
+  best_ = rate;
+  start_ = step_;
+  if (step_ > lo) {
+    step_ = lo;
+    phase_ = Phase::down;
+  } else {
+    phase_ = Phase::climb;
+    if (step_ < hi) step_++;
+  }
+}
+
+// The rate need not fall steadily between the two (the lock a shorter
+// period takes more often): the bottom is compared with the start, not
+// approached step by step. Clearly better, the climb starts from it; else
+// the steps below the start are tried.
+void PollPeriodTuner::down(double rate, size_t lo, size_t hi) {
+  if (rate > best_ / kKeep) {
+    phase_ = Phase::climb;
+    best_ = rate;
+    if (step_ < hi) step_++;
+  } else if (start_ > lo + 1) {
+    phase_ = Phase::below;
+    step_ = start_ - 1;
+  } else {
+    phase_ = Phase::climb;
+    step_ = start_;
+  }
+}
+
+// Between the bottom and the start the rate can peak: each step down from
+// the start that is clearly better is kept, and the first that is not
+// sends the search back up to the last one kept. From the start it climbs
+// as before; from a step below, which the step above it lost to, it holds
+// first.
+void PollPeriodTuner::below(double rate, size_t lo) {
+  phase_ = Phase::climb;
+  if (rate > best_ / kKeep) {
+    best_ = rate;
+    if (step_ > lo + 1) {
+      phase_ = Phase::below;
+      step_--;
+      return;
+    }
+  } else if (++step_ == start_) {
+    return;
+  }
+  hold_ = kHoldRounds;
+  best_ = 0;
+}
+
+void PollPeriodTuner::climb(double rate, size_t lo, size_t hi) {
   if (hold_ > 0) {
     // The held step's rate, averaged over the hold, is what the next step
     // up must keep; when the hold ends, try it.
     best_ += (rate - best_) / double(kHoldRounds - hold_ + 1);
     if (--hold_ == 0 && step_ < hi) step_++;
-    return period_ns();
+    return;
   }
   if (best_ > 0 && rate < kKeep * best_ && step_ > lo) {
     // This step loses completions: back to the one below, and stay.
     step_--;
     best_ = 0;
     hold_ = kHoldRounds;  // the first round of the hold sets best_
-    return period_ns();
+    return;
   }
   best_ = std::max(best_, rate);
   if (step_ < hi) step_++;
-  return period_ns();
 }
 
 }  // namespace hio

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 // The completion thread's automatic poll period. It starts at a quarter of
-// the observed latency, looks at the ladder's bottom (a spin), then climbs
-// the ladder of periods while the completions delivered per window hold (a
-// longer period costs less CPU), steps back down when they fall, and holds
-// there for a while before trying again. Each step is judged by the median
-// of a few windows: one window's rate moves by 5-10% on a shared machine.
+// the observed latency and looks at the ladder's bottom (a spin); unless
+// the bottom wins it steps down from the start while each step is clearly
+// better. Then it climbs the ladder of periods while the completions
+// delivered per window hold (a longer period costs less CPU), steps back
+// down when they fall, and holds there for a while before trying again.
+// Each step is judged by the median of a few windows: one window's rate
+// moves by 5-10% on a shared machine.
 // The ladder is capped at the observed latency (a period past it only adds
 // latency); a new I/O size, or a new latency at the same step, restarts the
 // search; beside other work (contention) it sleeps at least a fifth of the
@@ -44,7 +46,12 @@ class PollPeriodTuner {
   void restart(const Window& w);
   size_t cap(const Window& w) const;
   size_t floor(const Window& w) const;
-  enum class Phase { first, down, climb };
+  // One judgement's rate in each phase of the search; lo and hi bound the steps.
+  void first(double rate, size_t lo, size_t hi);
+  void down(double rate, size_t lo, size_t hi);
+  void below(double rate, size_t lo);
+  void climb(double rate, size_t lo, size_t hi);
+  enum class Phase { first, down, below, climb };
   Phase phase_ = Phase::first;
   size_t step_ = 0, start_ = 0;
   double best_ = 0;  // completions per second of the steps kept so far

@@ -70,6 +70,24 @@ TEST(PollPeriod, FindsASpinBeyondWorseSteps) {
   EXPECT_EQ(settled(t, 300, 50'000, rate), 0u);
 }
 
+// The rate can peak between the bottom and the start: from 20 us (a
+// quarter of 100 us) it comes down to 10 us, past a 15 us that is better
+// than the start and a 5 us and a spin that are worse than either.
+TEST(PollPeriod, FindsAPeakBelowTheStart) {
+  PollPeriodTuner t;
+  auto rate = [](uint64_t p) {
+    switch (p) {
+      case 0: return 90000.0;
+      case 2'000: return 80000.0;
+      case 5'000: return 90000.0;
+      case 10'000: return 120000.0;
+      case 15'000: return 105000.0;
+      default: return 100000.0 * 20'000 / double(p);
+    }
+  };
+  EXPECT_EQ(settled(t, 300, 100'000, rate), 10'000u);
+}
+
 // At depth 16 the latency follows the rate (Little's law): on emu:pcie4 a
 // spin did 820K completions a second at 20 us, a 2 us sleep 350K at 46 us.
 // That move is the period's, not the device's: it does not restart the
