@@ -45,7 +45,8 @@ size_t PollPeriodTuner::floor(const Window& w) const {
 }
 
 // Starts at a quarter of the latency, then looks at the bottom of the
-// ladder before climbing from whichever of the two delivered more.
+// ladder (and, unless it wins, the steps just below the start) before
+// climbing.
 void PollPeriodTuner::restart(const Window& w) {
   step_ = std::clamp(step_at(w.mean_lat_ns * kStartShare), floor(w), std::max(floor(w), cap(w)));
   phase_ = Phase::first;
@@ -131,19 +132,24 @@ void PollPeriodTuner::down(double rate, size_t lo, size_t hi) {
 // as before; from a step below, which the step above it lost to, it holds
 // first.
 void PollPeriodTuner::below(double rate, size_t lo) {
-  phase_ = Phase::climb;
   if (rate > best_ / kKeep) {
     best_ = rate;
     if (step_ > lo + 1) {
-      phase_ = Phase::below;
       step_--;
       return;
     }
   } else if (++step_ == start_) {
+    phase_ = Phase::climb;
     return;
   }
-  hold_ = kHoldRounds;
+  phase_ = Phase::climb;
+  hold();
+}
+
+// Stays at the step for kHoldRounds judgements; the first sets best_.
+void PollPeriodTuner::hold() {
   best_ = 0;
+  hold_ = kHoldRounds;
 }
 
 void PollPeriodTuner::climb(double rate, size_t lo, size_t hi) {
@@ -157,8 +163,7 @@ void PollPeriodTuner::climb(double rate, size_t lo, size_t hi) {
   if (best_ > 0 && rate < kKeep * best_ && step_ > lo) {
     // This step loses completions: back to the one below, and stay.
     step_--;
-    best_ = 0;
-    hold_ = kHoldRounds;  // the first round of the hold sets best_
+    hold();
     return;
   }
   best_ = std::max(best_, rate);

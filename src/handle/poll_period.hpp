@@ -51,6 +51,7 @@ class PollPeriodTuner {
   void down(double rate, size_t lo, size_t hi);
   void below(double rate, size_t lo);
   void climb(double rate, size_t lo, size_t hi);
+  void hold();
   enum class Phase { first, down, below, climb };
   Phase phase_ = Phase::first;
   size_t step_ = 0, start_ = 0;
