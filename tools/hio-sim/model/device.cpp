@@ -21,7 +21,7 @@ Time EmuDevice::deadline(bool write, uint32_t len, Time now) {
 }
 
 MeasuredDevice::MeasuredDevice(MeasuredDeviceParams p, uint64_t seed)
-    : p_(std::move(p)), rng_(seed), free_at_(std::max(1u, p_.channels), 0) {
+    : p_(std::move(p)), rng_(seed), drift_rng_(rng_.fork(0x6472696674ull)), free_at_(std::max(1u, p_.channels), 0) {
   if (p_.latency_ns.empty()) throw std::invalid_argument("a measured device needs a latency for at least one size");
   occupancy_ns_ = p_.iops > 0 ? double(free_at_.size()) * 1e9 / p_.iops : 0;
 }
@@ -45,7 +45,7 @@ double MeasuredDevice::drift(Time now) {
   while (drift_at_ + kStep <= now) {
     drift_at_ += kStep;
     // A normal draw from two uniforms (Box-Muller).
-    double u1 = std::max(rng_.uniform(), 1e-12), u2 = rng_.uniform();
+    double u1 = std::max(drift_rng_.uniform(), 1e-12), u2 = drift_rng_.uniform();
     double z = std::sqrt(-2 * std::log(u1)) * std::cos(6.283185307179586 * u2);
     drift_log_ = phi * drift_log_ + innov * z;
   }

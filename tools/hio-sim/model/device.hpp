@@ -55,6 +55,11 @@ class MeasuredDevice final : public Device {
   double drift(Time now);
   MeasuredDeviceParams p_;
   Rng rng_;
+  // The drift draws from a stream of its own, so that its walk is a function
+  // of time alone: two runs on one seed see the same drift however many
+  // commands each issues, and a comparison of strategies is not a comparison
+  // of drifts.
+  Rng drift_rng_;
   std::vector<Time> free_at_;
   double occupancy_ns_;
   Time drift_at_ = 0;
