@@ -8,6 +8,7 @@
 #include <cstring>
 #include <functional>
 
+#include "adaptive/governor.hpp"
 #include "util/clock.hpp"
 #include "util/completion.hpp"
 #include "util/enum.hpp"
@@ -366,6 +367,10 @@ int Handle::reap(hio_completion* out, unsigned max, unsigned min) {
     }
     if (cfg_.reaper) {
       if (min == 0) return int(n);  // the completion thread delivers
+      // A thread that waits for the completion thread is ours, as one that
+      // reaps: beside it the completion thread is not beside a neighbour,
+      // and need not leave it the core.
+      Governor::get().note_own_thread();
       inbox_.wait();
       continue;
     }

@@ -234,6 +234,37 @@ TEST(Governor, AThreadThatWaitsInAFixedModeIsOurs) {
   hio_engine_destroy(e);
 }
 
+// A thread whose handle's completions a completion thread delivers waits
+// for that thread, not in a queue: it is ours all the same, or the
+// completion thread would read it as a neighbour to leave the core to.
+TEST(Governor, AThreadThatWaitsForACompletionThreadIsOurs) {
+  hio_engine* e = nullptr;
+  ASSERT_EQ(hio_engine_create(&e), 0);
+  hiotest::wait_adaptively_once(e);
+  hio_reaper_opts ro{};
+  hio_reaper_opts_init(&ro, sizeof ro);
+  ro.poll_period_ns = 50'000;
+  hio_reaper* r = nullptr;
+  ASSERT_EQ(hio_reaper_create(&ro, &r), 0) << hio_last_error();
+  std::atomic<pid_t> waited{0};
+  std::thread t([&] {
+    hio_handle_opts o{};
+    hio_handle_opts_init(&o, sizeof o);
+    o.reaper = r;
+    hio_handle* h = nullptr;
+    ASSERT_EQ(hio_handle_open(e, "emu:lat_us=2000,size=1m", &o, &h), 0) << hio_last_error();
+    char buf[4096];
+    ASSERT_EQ(hio_handle_read(h, buf, sizeof buf, 0), 4096) << hio_last_error();
+    waited = pid_t(gettid());
+    EXPECT_TRUE(Governor::get().is_own(waited));
+    hio_handle_close(h);
+  });
+  t.join();
+  EXPECT_NE(waited.load(), 0);
+  hio_reaper_destroy(r);
+  hio_engine_destroy(e);
+}
+
 TEST(Governor, KeepsCoresApart) {
   Governor g(4, hio::kernel_signals(), false);
   for (int i = 0; i < 10; i++) {

@@ -185,6 +185,12 @@ Step IoThread::wait(Task& t, Time now) {
   slept_ = false;
   found_after_sleep_ = 0;
   Time cost = 0;
+  if (spec_.wait != Wait::adaptive) {
+    // As in the library, a thread that waits in a fixed mode, or for the
+    // completion thread, is ours to the governor.
+    sig_.enter(t);
+    gov_.note_own_thread();
+  }
   switch (spec_.wait) {
     case Wait::interrupt:
     case Wait::sqpoll:
