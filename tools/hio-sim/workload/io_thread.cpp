@@ -185,12 +185,10 @@ Step IoThread::wait(Task& t, Time now) {
   slept_ = false;
   found_after_sleep_ = 0;
   Time cost = 0;
-  if (spec_.wait != Wait::adaptive) {
-    // As in the library, a thread that waits in a fixed mode, or for the
-    // completion thread, is ours to the governor.
-    sig_.enter(t);
-    gov_.note_own_thread();
-  }
+  sig_.enter(t);
+  // As in the library, a thread that waits in a fixed mode, or for the
+  // completion thread, is ours to the governor (adaptive's begin_wait says so).
+  if (spec_.wait != Wait::adaptive) gov_.note_own_thread();
   switch (spec_.wait) {
     case Wait::interrupt:
     case Wait::sqpoll:
@@ -199,7 +197,6 @@ Step IoThread::wait(Task& t, Time now) {
     case Wait::hybrid:
     case Wait::hybrid_min: mode_ = Mode::hybrid; break;
     case Wait::adaptive: {
-      sig_.enter(t);
       auto h0 = std::chrono::steady_clock::now();
       mode_ = adaptive_->begin_wait(now);
       adaptive_host_ns_ += uint64_t(std::chrono::nanoseconds(std::chrono::steady_clock::now() - h0).count());
