@@ -138,6 +138,35 @@ def test_quick_periods_judge_auto_against_every_fixed_period(sim, tmp_path):
     assert f"in {out['summary']['met']} of 4 cells" in p.stdout
 
 
+def test_quick_periods_weigh_the_neighbours_share_where_there_is_one(sim, tmp_path):
+    p = sim("periods", "--grid", "quick", "--out", tmp_path)
+    assert p.returncode == 0, p.stderr
+    out = json.loads((tmp_path / "periods.json").read_text())
+    beside = [c for c in out["cells"] if c["neighbour"] != "none"]
+    alone = [c for c in out["cells"] if c["neighbour"] == "none"]
+    assert len(beside) == 2 and len(alone) == 2
+    for c in alone:
+        assert "auto_vs_best_shared" not in c and c["auto"]["neighbour_cores"] == 0
+    for c in beside:
+        fixed = c["fixed"]
+        best = max(f["iops"] for f in fixed)
+        alone_cores = c["neighbour_alone_cores"]
+        # A CPU-bound neighbour alone has its core; beside us it has less.
+        assert 0.9 < alone_cores <= 1.0
+        assert all(0 < f["neighbour_cores"] < alone_cores for f in fixed)
+
+        def both(f):
+            return f["iops"] / best + f["neighbour_cores"] / alone_cores
+
+        top = max(fixed, key=both)
+        assert c["best_shared_fixed_us"] == top["fixed_us"]
+        assert c["auto_vs_best_shared"] == pytest.approx(both(c["auto"]) / both(top))
+        assert c["shared_met"] == (c["auto_vs_best_shared"] >= 0.95)
+    w = out["summary"]["with_neighbour"]
+    assert w == {"cells": 2, "shared_met": sum(c["shared_met"] for c in beside)}
+    assert f"in {w['shared_met']} of 2 cells" in p.stdout
+
+
 def test_scale_writes_its_points(sim, tmp_path):
     p = sim("scale", "--cores", "2,4", "--runtime", "0.05", "--out", tmp_path)
     assert p.returncode == 0, p.stderr
