@@ -155,12 +155,7 @@ json run_periods(const PeriodsArgs& a) {
     }
     s.reaper_period_ns = HIO_POLL_PERIOD_AUTO;
     Result autor = run(s, p);
-    double neighbour_alone = 0;
-    if (s.neighbour.kind != NeighbourSpec::none) {
-      Scenario n = s;
-      n.threads_per_core = 0;
-      neighbour_alone = run(n, p).neighbour_cores;
-    }
+    double neighbour_alone = s.neighbour.kind != NeighbourSpec::none ? run_neighbour_alone(s, p).neighbour_cores : 0;
     entries[i] = judge(c, fixed, autor, neighbour_alone);
   });
   std::vector<double> iops, cpu, both;

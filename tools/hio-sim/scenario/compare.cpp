@@ -57,12 +57,7 @@ Comparison compare(const Scenario& base, const Profile& p, const std::vector<std
     }
   }
   if (c.best_alone.empty()) throw std::invalid_argument("a comparison needs at least one static strategy");
-  if (c.has_neighbour) {
-    Scenario n = base;
-    n.threads_per_core = 0;
-    n.tick_log.clear();
-    c.neighbour_alone = run(n, p);
-  }
+  if (c.has_neighbour) c.neighbour_alone = run_neighbour_alone(base, p);
   return c;
 }
 

@@ -265,4 +265,11 @@ Result run(const Scenario& s, const Profile& p) {
   return r;
 }
 
+Result run_neighbour_alone(const Scenario& s, const Profile& p) {
+  Scenario n = s;
+  n.threads_per_core = 0;
+  n.tick_log.clear();
+  return run(n, p);
+}
+
 }  // namespace hio::sim

@@ -68,4 +68,8 @@ struct Result {
 // Runs it; throws std::runtime_error (or invalid_argument) on a bad scenario.
 Result run(const Scenario& s, const Profile& p);
 
+// Its neighbours with no I/O of ours: the reference their progress beside
+// us is counted against.
+Result run_neighbour_alone(const Scenario& s, const Profile& p);
+
 }  // namespace hio::sim
